@@ -1,0 +1,59 @@
+//! The tool definition handed to a model: name, description and the JSON
+//! Schema of the parameters (seed 002 §2.2 plus the optional parameters of
+//! SPEC §3).
+
+use serde_json::{Value, json};
+
+/// The name agents call the tool by.
+pub const TOOL_NAME: &str = "Write";
+
+/// The definition as a JSON value.
+pub fn definition() -> Value {
+    json!({
+        "name": TOOL_NAME,
+        "description": "Writes a file to the local filesystem. Overwrites existing file if present. \
+            Automatically creates parent directories. Provide the COMPLETE file content. \
+            Returns a unified diff preview of the change; use dry_run to preview without writing.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {
+                    "type": "string",
+                    "description": "Path to the file (relative to project root, POSIX style, no absolute path). Required."
+                },
+                "content": {
+                    "type": "string",
+                    "description": "Full content to write to the file (entire file). Required."
+                },
+                "dry_run": {
+                    "type": "boolean",
+                    "description": "If true, compute diff but do not write to disk.",
+                    "default": false
+                },
+                "expected_mtime_ms": {
+                    "type": "integer",
+                    "description": "Optimistic lock: the file's modification time in milliseconds since the epoch, as last read. A mismatch, or a file that does not exist, gives CONFLICT."
+                },
+                "expected_size_bytes": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Optimistic lock: the file's size in bytes, as last read. A mismatch, or a file that does not exist, gives CONFLICT."
+                },
+                "expected_sha256": {
+                    "type": "string",
+                    "pattern": "^[0-9a-fA-F]{64}$",
+                    "description": "Optimistic lock: SHA-256 of the file's content, as last read (hex). A mismatch, or a file that does not exist, gives CONFLICT."
+                }
+            },
+            "required": ["path", "content"]
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn definition_snapshot() {
+        insta::assert_json_snapshot!(super::definition());
+    }
+}

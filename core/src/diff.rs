@@ -1,0 +1,341 @@
+//! The diff preview (SPEC §5): a standard unified diff, cut to a size an
+//! agent can read, with counts over the whole diff.
+//!
+//! The diff runs under a deadline: past it, `similar` stops refining and
+//! reports the rest as a replacement, so a pathological input yields a
+//! coarser but still correct diff instead of a hang.
+
+use std::time::Duration;
+
+use similar::{Algorithm, ChangeTag, DiffTag, TextDiff};
+
+/// Lines of context around each change.
+pub const CONTEXT_LINES: usize = 3;
+/// Most lines a preview holds, headers included.
+pub const MAX_PREVIEW_LINES: usize = 100;
+/// Most bytes a preview holds (UTF-8, newlines included), headers included.
+pub const MAX_PREVIEW_BYTES: usize = 10_240;
+/// Appended (on its own line, not counted) to a preview that was cut.
+pub const TRUNCATION_MARK: &str = "... (truncated)";
+
+/// Bounds on the preview and on the time the diff may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiffLimits {
+    /// Most lines in the preview.
+    pub max_lines: usize,
+    /// Most bytes in the preview.
+    pub max_bytes: usize,
+    /// Deadline for the diff algorithm.
+    pub timeout: Duration,
+}
+
+impl Default for DiffLimits {
+    fn default() -> Self {
+        DiffLimits {
+            max_lines: MAX_PREVIEW_LINES,
+            max_bytes: MAX_PREVIEW_BYTES,
+            timeout: Duration::from_secs(1),
+        }
+    }
+}
+
+/// The preview and the whole-diff counts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DiffSummary {
+    /// Unified diff text, every line ending in `\n`; when cut, followed by
+    /// [`TRUNCATION_MARK`]. Empty when old and new are equal.
+    pub preview: String,
+    /// Whether the preview was cut.
+    pub truncated: bool,
+    /// Lines added over the whole diff.
+    pub lines_added: u64,
+    /// Lines removed over the whole diff.
+    pub lines_removed: u64,
+}
+
+/// Diff `old` against `new` for the file at root-relative `path`.
+pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummary {
+    let text_diff = TextDiff::configure()
+        .algorithm(Algorithm::Myers)
+        .timeout(limits.timeout)
+        .diff_lines(old, new);
+
+    let (mut lines_added, mut lines_removed) = (0u64, 0u64);
+    for op in text_diff.ops() {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        match tag {
+            DiffTag::Equal => {}
+            DiffTag::Delete => lines_removed += old_range.len() as u64,
+            DiffTag::Insert => lines_added += new_range.len() as u64,
+            DiffTag::Replace => {
+                lines_removed += old_range.len() as u64;
+                lines_added += new_range.len() as u64;
+            }
+        }
+    }
+    if lines_added == 0 && lines_removed == 0 {
+        return DiffSummary::default();
+    }
+
+    let mut preview = Preview::new(limits);
+    'render: {
+        if !preview.push(&format!("--- a/{path}\n")) || !preview.push(&format!("+++ b/{path}\n")) {
+            break 'render;
+        }
+        let mut unified = text_diff.unified_diff();
+        unified.context_radius(CONTEXT_LINES);
+        let mut line = String::new();
+        for hunk in unified.iter_hunks() {
+            if !preview.push(&format!("{}\n", hunk.header())) {
+                break 'render;
+            }
+            for change in hunk.iter_changes() {
+                line.clear();
+                line.push_str(match change.tag() {
+                    ChangeTag::Equal => " ",
+                    ChangeTag::Delete => "-",
+                    ChangeTag::Insert => "+",
+                });
+                line.push_str(change.value());
+                let missing_newline = !line.ends_with('\n');
+                if missing_newline {
+                    line.push('\n');
+                }
+                if !preview.push(&line) {
+                    break 'render;
+                }
+                if missing_newline && !preview.push("\\ No newline at end of file\n") {
+                    break 'render;
+                }
+            }
+        }
+    }
+    let (preview, truncated) = preview.finish();
+    DiffSummary {
+        preview,
+        truncated,
+        lines_added,
+        lines_removed,
+    }
+}
+
+/// Collects whole lines until either limit would be passed.
+struct Preview<'a> {
+    limits: &'a DiffLimits,
+    text: String,
+    lines: usize,
+    truncated: bool,
+}
+
+impl<'a> Preview<'a> {
+    fn new(limits: &'a DiffLimits) -> Self {
+        Preview {
+            limits,
+            text: String::new(),
+            lines: 0,
+            truncated: false,
+        }
+    }
+
+    /// Append one line (with its newline); false once the preview is full.
+    fn push(&mut self, line: &str) -> bool {
+        if self.lines >= self.limits.max_lines
+            || self.text.len() + line.len() > self.limits.max_bytes
+        {
+            self.truncated = true;
+            return false;
+        }
+        self.text.push_str(line);
+        self.lines += 1;
+        true
+    }
+
+    fn finish(mut self) -> (String, bool) {
+        if self.truncated {
+            self.text.push_str(TRUNCATION_MARK);
+        }
+        (self.text, self.truncated)
+    }
+}
+
+/// Number of lines in `text`, counting a final line without a newline.
+pub fn count_lines(text: &str) -> u64 {
+    let newlines = text.bytes().filter(|&b| b == b'\n').count() as u64;
+    newlines + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Apply a (complete) unified diff produced by [`diff`] to `old`.
+    fn apply(old: &str, patch: &str) -> String {
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let mut out = String::new();
+        let mut at = 0usize;
+        let mut lines = patch.lines().skip(2).peekable();
+        while let Some(header) = lines.next() {
+            let old_start: usize = header
+                .trim_start_matches("@@ -")
+                .split([',', ' '])
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("hunk header");
+            // An empty old range names the line before it.
+            let start = if header.starts_with(&format!("@@ -{old_start},0 ")) {
+                old_start
+            } else {
+                old_start - 1
+            };
+            while at < start {
+                out.push_str(old_lines[at]);
+                at += 1;
+            }
+            while let Some(line) = lines.peek().copied() {
+                if line.starts_with("@@") {
+                    break;
+                }
+                lines.next();
+                let no_newline = lines.peek().is_some_and(|l| l.starts_with('\\'));
+                if no_newline {
+                    lines.next();
+                }
+                let body = &line[1..];
+                let eol = if no_newline { "" } else { "\n" };
+                match &line[..1] {
+                    " " => {
+                        out.push_str(body);
+                        out.push_str(eol);
+                        at += 1;
+                    }
+                    "-" => at += 1,
+                    "+" => {
+                        out.push_str(body);
+                        out.push_str(eol);
+                    }
+                    other => panic!("bad line {other:?}"),
+                }
+            }
+        }
+        for rest in &old_lines[at..] {
+            out.push_str(rest);
+        }
+        out
+    }
+
+    fn roundtrip(old: &str, new: &str) -> DiffSummary {
+        let summary = diff(old, new, "f.txt", &DiffLimits::default());
+        assert!(!summary.truncated);
+        assert_eq!(apply(old, &summary.preview), new, "old={old:?} new={new:?}");
+        summary
+    }
+
+    #[test]
+    fn unified_format_for_a_create() {
+        let s = roundtrip("", "a\nb\n");
+        insta::assert_snapshot!(s.preview, @r"
+        --- a/f.txt
+        +++ b/f.txt
+        @@ -0,0 +1,2 @@
+        +a
+        +b
+        ");
+        assert_eq!((s.lines_added, s.lines_removed), (2, 0));
+    }
+
+    #[test]
+    fn no_final_newline_cases() {
+        let s = roundtrip("a\nb", "a\nc");
+        insta::assert_snapshot!(s.preview, @r"
+        --- a/f.txt
+        +++ b/f.txt
+        @@ -1,2 +1,2 @@
+         a
+        -b
+        \ No newline at end of file
+        +c
+        \ No newline at end of file
+        ");
+        roundtrip("a\nb\n", "a\nb");
+        roundtrip("a\nb", "a\nb\n");
+        roundtrip("x", "");
+        roundtrip("", "x");
+        roundtrip(
+            "1\n2\n3\n4\n5\n6\n7\n8\nend",
+            "0\n1\n2\n3\n4\n5\n6\n7\n8\nend",
+        );
+    }
+
+    #[test]
+    fn identical_inputs_have_an_empty_preview() {
+        let s = diff("same\n", "same\n", "f", &DiffLimits::default());
+        assert_eq!(s, DiffSummary::default());
+    }
+
+    #[test]
+    fn several_hunks_apply() {
+        let old: String = (0..60).map(|i| format!("line {i}\n")).collect();
+        let new = old
+            .replace("line 5\n", "five\n")
+            .replace("line 40\n", "")
+            .replace("line 59\n", "last\nmore\n");
+        let s = roundtrip(&old, &new);
+        assert_eq!((s.lines_added, s.lines_removed), (3, 3));
+        assert_eq!(s.preview.matches("@@ -").count(), 3);
+    }
+
+    #[test]
+    fn exactly_the_line_limit_is_not_truncated() {
+        // headers (2) + hunk header (1) + 97 added lines = 100 lines.
+        let new: String = (0..97).map(|i| format!("{i}\n")).collect();
+        let s = roundtrip("", &new);
+        assert_eq!(s.preview.lines().count(), 100);
+        let new: String = (0..98).map(|i| format!("{i}\n")).collect();
+        let s = diff("", &new, "f.txt", &DiffLimits::default());
+        assert!(s.truncated);
+        assert!(s.preview.ends_with("\n... (truncated)"));
+        assert_eq!(s.preview.lines().count(), 101);
+        assert_eq!(s.lines_added, 98, "counts cover the whole diff");
+    }
+
+    #[test]
+    fn byte_limit_cuts_at_whole_lines() {
+        let new: String = (0..50).map(|i| format!("{i:0>299}\n")).collect();
+        let s = diff("", &new, "f.txt", &DiffLimits::default());
+        assert!(s.truncated);
+        let kept = s.preview.strip_suffix(TRUNCATION_MARK).expect("mark");
+        assert!(kept.len() <= MAX_PREVIEW_BYTES);
+        assert!(kept.ends_with('\n'));
+        assert!(kept.lines().skip(3).all(|l| l.len() == 300));
+        assert_eq!(s.lines_added, 50);
+    }
+
+    #[test]
+    fn a_timed_out_diff_is_coarse_but_correct() {
+        let old: String = (0..3000).map(|i| format!("{}\n", i * 7 % 1000)).collect();
+        let new: String = (0..3000).map(|i| format!("{}\n", i * 11 % 1000)).collect();
+        let limits = DiffLimits {
+            max_lines: usize::MAX,
+            max_bytes: usize::MAX,
+            timeout: Duration::ZERO,
+        };
+        let s = diff(&old, &new, "f.txt", &limits);
+        assert!(!s.truncated);
+        assert_eq!(apply(&old, &s.preview), new);
+        let added = s
+            .preview
+            .lines()
+            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+            .count();
+        assert_eq!(added as u64, s.lines_added);
+    }
+
+    #[test]
+    fn counts_lines() {
+        assert_eq!(count_lines(""), 0);
+        assert_eq!(count_lines("a"), 1);
+        assert_eq!(count_lines("a\n"), 1);
+        assert_eq!(count_lines("a\nb"), 2);
+        assert_eq!(count_lines("\n\n"), 2);
+    }
+}

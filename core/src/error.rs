@@ -1,0 +1,203 @@
+//! Error codes and the one constructor per failure.
+//!
+//! Every failure the tool can report is built here, so that each code keeps
+//! one wording and messages never carry anything learnt about paths outside
+//! the root.
+
+use std::fmt;
+use std::io;
+
+/// Stable error codes of the envelope's `error.code` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// A parameter is missing, of the wrong type or malformed.
+    InvalidParam,
+    /// The path leads outside the root, through an outward link, into a link
+    /// loop, or to a file that is not a regular file.
+    AccessDenied,
+    /// The operating system refused the operation.
+    PermissionDenied,
+    /// The target is a directory.
+    IsDirectory,
+    /// An optimistic-lock parameter did not match the file on disk.
+    Conflict,
+    /// Disk full, quota, I/O error or another failure while executing.
+    ExecutionError,
+}
+
+impl ErrorCode {
+    /// The code as it appears on the wire, e.g. `"INVALID_PARAM"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidParam => "INVALID_PARAM",
+            ErrorCode::AccessDenied => "ACCESS_DENIED",
+            ErrorCode::PermissionDenied => "PERMISSION_DENIED",
+            ErrorCode::IsDirectory => "IS_DIRECTORY",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::ExecutionError => "EXECUTION_ERROR",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failure of one tool call: a code and the message shown to the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// The message; the envelope's `text` equals it.
+    pub message: String,
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl ToolError {
+    #[cold]
+    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ToolError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `INVALID_PARAM` with a message naming the problem.
+    #[cold]
+    pub fn invalid_param(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidParam, message)
+    }
+
+    /// The path climbs above the root or leads outside it.
+    #[cold]
+    pub fn outside_root() -> Self {
+        Self::new(ErrorCode::AccessDenied, "Path must be within project root.")
+    }
+
+    /// More than [`MAX_LINKS`](crate::path::MAX_LINKS) links, or a cycle.
+    #[cold]
+    pub fn link_loop() -> Self {
+        Self::new(
+            ErrorCode::AccessDenied,
+            "Too many levels of symbolic links in path.",
+        )
+    }
+
+    /// The target exists and is a FIFO, socket, device or similar.
+    #[cold]
+    pub fn not_regular_file() -> Self {
+        Self::new(ErrorCode::AccessDenied, "Target is not a regular file.")
+    }
+
+    /// The target is a directory (or the root itself, or ends in `/`).
+    #[cold]
+    pub fn is_directory() -> Self {
+        Self::new(ErrorCode::IsDirectory, "Target path is a directory.")
+    }
+
+    /// A component before the last one is an existing non-directory.
+    #[cold]
+    pub fn parent_not_directory() -> Self {
+        Self::invalid_param("A parent of the path is not a directory.")
+    }
+
+    /// An optimistic-lock parameter did not match.
+    #[cold]
+    pub fn conflict() -> Self {
+        Self::new(
+            ErrorCode::Conflict,
+            "File changed since it was read; Read it again.",
+        )
+    }
+
+    /// A host or runtime failure that has no better code.
+    #[cold]
+    pub fn execution(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::ExecutionError, message)
+    }
+
+    /// Map an I/O error met while `doing` something (for example
+    /// "writing to file") to a code and a message that says what happened.
+    ///
+    /// The OS error text is deliberately not included: it can name host
+    /// paths. The kinds below are the ones an agent can act on.
+    #[cold]
+    pub fn from_io(err: &io::Error, doing: &str) -> Self {
+        use io::ErrorKind as K;
+        if is_sandbox_refusal(err) {
+            return Self::outside_root();
+        }
+        match err.kind() {
+            K::PermissionDenied | K::ReadOnlyFilesystem => Self::new(
+                ErrorCode::PermissionDenied,
+                format!("Permission denied {doing}."),
+            ),
+            K::StorageFull => {
+                Self::execution(format!("Disk full: no space left on device while {doing}."))
+            }
+            K::QuotaExceeded => Self::execution(format!("Disk quota exceeded while {doing}.")),
+            K::FileTooLarge => {
+                Self::execution(format!("File too large for the file system while {doing}."))
+            }
+            K::IsADirectory => Self::is_directory(),
+            K::NotADirectory => Self::parent_not_directory(),
+            K::InvalidFilename => Self::invalid_param("The file system refused the file name."),
+            _ => Self::execution(format!("I/O error while {doing}.")),
+        }
+    }
+}
+
+/// `EPERM` as the guest sees it. wasmtime-wasi reports a path that escapes
+/// the preopen (cap-std's "a path led outside of the filesystem") as
+/// `not-permitted`, which wasi-libc turns into `EPERM`; a real permission
+/// refusal arrives as `access` / `EACCES`. Natively, `EPERM` is an ordinary
+/// permission error and no sandbox sits below us.
+#[cfg(target_os = "wasi")]
+fn is_sandbox_refusal(err: &io::Error) -> bool {
+    // wasi-libc's <errno.h>: EPERM is 63.
+    err.raw_os_error() == Some(63)
+}
+
+#[cfg(not(target_os = "wasi"))]
+fn is_sandbox_refusal(_err: &io::Error) -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_errors_map_to_stable_codes() {
+        let cases = [
+            (io::ErrorKind::PermissionDenied, ErrorCode::PermissionDenied),
+            (io::ErrorKind::StorageFull, ErrorCode::ExecutionError),
+            (io::ErrorKind::QuotaExceeded, ErrorCode::ExecutionError),
+            (io::ErrorKind::IsADirectory, ErrorCode::IsDirectory),
+            (io::ErrorKind::NotADirectory, ErrorCode::InvalidParam),
+            (io::ErrorKind::Other, ErrorCode::ExecutionError),
+        ];
+        for (kind, code) in cases {
+            let err = ToolError::from_io(&io::Error::from(kind), "writing to file");
+            assert_eq!(err.code, code, "{kind:?}");
+        }
+        let full = ToolError::from_io(
+            &io::Error::from(io::ErrorKind::StorageFull),
+            "writing to file",
+        );
+        assert_eq!(
+            full.message,
+            "Disk full: no space left on device while writing to file."
+        );
+    }
+}

@@ -1,0 +1,385 @@
+//! The one place that touches the file system: resolution of a path under
+//! the root (SPEC §4 steps 5–7) and the atomic write (SPEC §6).
+//!
+//! Everything goes through `std::fs` on paths below `root`. Inside the
+//! component `root` is `.`, the single preopened directory, so these calls
+//! *are* WASI calls on the preopen, and the capability layer stands behind
+//! every check made here. Natively, the same code runs against a real
+//! directory and serves as the baseline in benchmarks.
+
+use std::collections::VecDeque;
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::ToolError;
+use crate::path::{MAX_LINKS, RelPath, link_target_segments};
+
+/// What the resolved target is.
+#[derive(Debug)]
+pub enum TargetKind {
+    /// Nothing there yet: the write creates it.
+    Missing,
+    /// A regular file.
+    File,
+    /// A directory (or the root itself).
+    Directory,
+    /// A FIFO, socket, device or anything else that is not a regular file.
+    Other,
+}
+
+/// A path resolved inside the root, every link followed.
+#[derive(Debug)]
+pub struct Resolved {
+    /// Physical root-relative names of the target.
+    pub names: Vec<String>,
+    /// How many leading names exist as directories (the rest, except the
+    /// last, are directories the write has to create).
+    pub existing_dirs: usize,
+    /// What the last name is.
+    pub kind: TargetKind,
+}
+
+impl Resolved {
+    /// Root-relative POSIX form, as reported in `path_resolved`.
+    pub fn display(&self) -> String {
+        self.names.join("/")
+    }
+
+    /// Root-relative POSIX form of the parent directory, `None` for a file
+    /// directly in the root.
+    pub fn parent_display(&self) -> Option<String> {
+        let parent = &self.names[..self.names.len().saturating_sub(1)];
+        (!parent.is_empty()).then(|| parent.join("/"))
+    }
+
+    /// Whether the write must create parent directories.
+    pub fn creates_dirs(&self) -> bool {
+        self.existing_dirs + 1 < self.names.len()
+    }
+}
+
+/// Resolve `rel` under `root`, following links component by component.
+///
+/// A link whose target stays inside the root is followed; one with an
+/// absolute target, one that climbs above the root at any step, and more
+/// than [`MAX_LINKS`] links are refused. A missing component ends the walk:
+/// the rest of the path is applied lexically and will be created.
+pub fn resolve(root: &Path, rel: RelPath) -> Result<Resolved, ToolError> {
+    let mut queue: VecDeque<String> = rel.into_names().into();
+    let mut names: Vec<String> = Vec::new();
+    let mut missing_from: Option<usize> = None;
+    let mut last_is = LastIs::Directory;
+    let mut links = 0usize;
+
+    while let Some(name) = queue.pop_front() {
+        match name.as_str() {
+            "" | "." => continue,
+            ".." => {
+                if names.pop().is_none() {
+                    return Err(ToolError::outside_root());
+                }
+                if missing_from.is_some_and(|m| names.len() <= m) {
+                    missing_from = None;
+                }
+                last_is = if missing_from.is_some() {
+                    LastIs::Missing
+                } else {
+                    LastIs::Directory
+                };
+                continue;
+            }
+            _ => {}
+        }
+        if missing_from.is_some() {
+            names.push(name);
+            continue;
+        }
+        let candidate = join(root, &names).join(&name);
+        let meta = match fs::symlink_metadata(&candidate) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                missing_from = Some(names.len());
+                names.push(name);
+                last_is = LastIs::Missing;
+                continue;
+            }
+            Err(e) => return Err(ToolError::from_io(&e, "resolving the path")),
+        };
+        let file_type = meta.file_type();
+        if file_type.is_symlink() {
+            links += 1;
+            if links > MAX_LINKS {
+                return Err(ToolError::link_loop());
+            }
+            let target = fs::read_link(&candidate)
+                .map_err(|e| ToolError::from_io(&e, "resolving the path"))?;
+            let segments = target
+                .to_str()
+                .and_then(link_target_segments)
+                .ok_or_else(ToolError::outside_root)?;
+            for segment in segments.into_iter().rev() {
+                queue.push_front(segment);
+            }
+            continue;
+        }
+        if file_type.is_dir() {
+            names.push(name);
+            last_is = LastIs::Directory;
+            continue;
+        }
+        if queue.iter().any(|rest| !rest.is_empty() && rest != ".") {
+            return Err(ToolError::parent_not_directory());
+        }
+        names.push(name);
+        last_is = if file_type.is_file() {
+            LastIs::File
+        } else {
+            LastIs::Other
+        };
+    }
+
+    let kind = match last_is {
+        LastIs::Missing => TargetKind::Missing,
+        LastIs::Directory => TargetKind::Directory,
+        LastIs::File => TargetKind::File,
+        LastIs::Other => TargetKind::Other,
+    };
+    let existing_dirs = match kind {
+        TargetKind::Missing => missing_from.unwrap_or(0),
+        _ => names.len().saturating_sub(1),
+    };
+    Ok(Resolved {
+        names,
+        existing_dirs,
+        kind,
+    })
+}
+
+enum LastIs {
+    Missing,
+    Directory,
+    File,
+    Other,
+}
+
+/// `root` joined with `names`.
+pub fn join(root: &Path, names: &[String]) -> PathBuf {
+    let mut path = root.to_path_buf();
+    path.extend(names);
+    path
+}
+
+/// The existing file's bytes and what the optimistic lock compares.
+#[derive(Debug)]
+pub struct Existing {
+    /// The file's content.
+    pub bytes: Vec<u8>,
+    /// Its metadata, read from the open handle.
+    pub meta: Metadata,
+    /// Number of hard links to it.
+    pub link_count: u64,
+}
+
+/// Read the regular file at `path`. The caller has checked it is one: a FIFO
+/// is never opened, since opening it would block.
+pub fn read_existing(path: &Path) -> io::Result<Existing> {
+    let mut file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    let link_count = link_count(&file, &meta);
+    Ok(Existing {
+        bytes,
+        meta,
+        link_count,
+    })
+}
+
+#[cfg(unix)]
+fn link_count(_file: &File, meta: &Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.nlink()
+}
+
+/// `std::os::wasi::fs::MetadataExt` is unstable, so ask wasi-libc directly.
+#[cfg(target_os = "wasi")]
+#[allow(unsafe_code, reason = "one fstat call on a descriptor we own")]
+fn link_count(file: &File, _meta: &Metadata) -> u64 {
+    use std::os::fd::AsRawFd;
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `file` keeps the descriptor open for the duration of the call
+    // and `st` is a properly sized out-buffer that fstat fills on success.
+    let rc = unsafe { libc::fstat(file.as_raw_fd(), st.as_mut_ptr()) };
+    if rc != 0 {
+        return 1;
+    }
+    // SAFETY: fstat returned 0, so it initialised `st`.
+    u64::from(unsafe { st.assume_init() }.st_nlink)
+}
+
+#[cfg(not(any(unix, target_os = "wasi")))]
+fn link_count(_file: &File, _meta: &Metadata) -> u64 {
+    1
+}
+
+/// Create the directories `names[existing..last]` under `root`, returning
+/// those actually created (outermost first) so that a failed write can
+/// remove them again.
+pub fn create_parents(root: &Path, resolved: &Resolved) -> io::Result<Vec<PathBuf>> {
+    let mut created = Vec::new();
+    let parents = resolved.names.len().saturating_sub(1);
+    for depth in resolved.existing_dirs..parents {
+        let dir = join(root, &resolved.names[..=depth]);
+        match fs::create_dir(&dir) {
+            Ok(()) => created.push(dir),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && is_real_dir(&dir) => {}
+            Err(e) => {
+                remove_dirs(&created);
+                return Err(e);
+            }
+        }
+    }
+    Ok(created)
+}
+
+fn is_real_dir(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+/// Remove directories created for a write that then failed (innermost
+/// first). Only empty directories go; anything else is left alone.
+pub fn remove_dirs(created: &[PathBuf]) {
+    for dir in created.iter().rev() {
+        let _ = fs::remove_dir(dir);
+    }
+}
+
+/// Prefix of the tool's temp files; the full name is
+/// `.wt-<16 hex digits>.tmp`, short and fixed-length so that a 255-byte
+/// target name still works.
+pub const TEMP_PREFIX: &str = ".wt-";
+/// Suffix of the tool's temp files.
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+/// Replace `target` with `content` atomically: write a temp file beside it
+/// (created exclusively), sync it, rename it over the target, then sync the
+/// directory where the platform allows. On failure the temp file is removed
+/// and the target is untouched.
+pub fn write_atomic(target: &Path, content: &[u8]) -> io::Result<()> {
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let (temp, file) = create_temp(dir)?;
+    let result = fill_and_rename(file, &temp, target, content);
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result?;
+    sync_dir(dir);
+    Ok(())
+}
+
+fn fill_and_rename(mut file: File, temp: &Path, target: &Path, content: &[u8]) -> io::Result<()> {
+    file.write_all(content)?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(temp, target)
+}
+
+fn create_temp(dir: &Path) -> io::Result<(PathBuf, File)> {
+    let state = std::collections::hash_map::RandomState::new();
+    let mut last_err = None;
+    for attempt in 0u32..16 {
+        let mut hasher = state.build_hasher();
+        hasher.write_u32(attempt);
+        let name = format!("{TEMP_PREFIX}{:016x}{TEMP_SUFFIX}", hasher.finish());
+        let path = dir.join(name);
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(file) => return Ok((path, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last_err.unwrap_or_else(|| io::Error::from(io::ErrorKind::AlreadyExists)))
+}
+
+/// Make the rename durable. Not every platform lets a directory be opened
+/// and synced (WASI hosts differ); the file itself is already synced, so a
+/// refusal here is not an error.
+fn sync_dir(dir: &Path) {
+    if let Ok(handle) = File::open(dir) {
+        let _ = handle.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn resolve_in(root: &Path, path: &str) -> Result<Resolved, ErrorCode> {
+        resolve(root, RelPath::parse(path).map_err(|e| e.code)?).map_err(|e| e.code)
+    }
+
+    #[test]
+    fn missing_parents_are_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("a")).unwrap();
+        let r = resolve_in(dir.path(), "a/b/c/f.txt").unwrap();
+        assert!(matches!(r.kind, TargetKind::Missing));
+        assert_eq!(r.existing_dirs, 1);
+        assert!(r.creates_dirs());
+        assert_eq!(r.parent_display().as_deref(), Some("a/b/c"));
+        let r = resolve_in(dir.path(), "a/f.txt").unwrap();
+        assert!(!r.creates_dirs());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_inside_are_followed_and_outside_refused() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        fs::create_dir_all(root.join("real")).unwrap();
+        symlink("real", root.join("alias")).unwrap();
+        symlink("../outside", root.join("out")).unwrap();
+        symlink("/tmp", root.join("abs")).unwrap();
+        symlink("loop", root.join("loop")).unwrap();
+        symlink("../root/real", root.join("back")).unwrap();
+        let r = resolve_in(&root, "alias/f.txt").unwrap();
+        assert_eq!(r.display(), "real/f.txt");
+        assert_eq!(
+            resolve_in(&root, "out/f.txt").unwrap_err(),
+            ErrorCode::AccessDenied
+        );
+        assert_eq!(
+            resolve_in(&root, "abs/f.txt").unwrap_err(),
+            ErrorCode::AccessDenied
+        );
+        assert_eq!(
+            resolve_in(&root, "loop").unwrap_err(),
+            ErrorCode::AccessDenied
+        );
+        assert_eq!(
+            resolve_in(&root, "back/f").unwrap_err(),
+            ErrorCode::AccessDenied
+        );
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("f.txt");
+        fs::write(&target, "old").unwrap();
+        write_atomic(&target, b"new").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["f.txt"]);
+    }
+}

@@ -1,0 +1,413 @@
+//! Tool-call arguments (SPEC §3): strict JSON in, a [`Request`] and the echo
+//! for `params_input` out.
+//!
+//! Accepted shapes: the arguments object itself, or a tool call
+//! `{"name": "Write", "arguments": {…}}` whose `arguments` may also be a
+//! string holding the object (the OpenAI function-calling form). An object
+//! is taken as a tool call when it has an `arguments` key and no `path` key.
+//!
+//! Malformed JSON, trailing data, duplicate keys, lone surrogates, a
+//! non-object, a missing required field or a wrong type all give
+//! `INVALID_PARAM` naming the problem. Unknown fields are ignored and still
+//! echoed.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::error::ToolError;
+
+/// Contents longer than this are echoed as `"[N bytes elided]"`.
+pub const ECHO_CONTENT_MAX: usize = 1024;
+
+/// The tool names a call may carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolName {
+    /// `Write` (seed 002), the default.
+    Write,
+    /// `write_file` (seed 004): same tool, its own success text.
+    WriteFile,
+}
+
+/// One validated request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// Which name the call used.
+    pub tool: ToolName,
+    /// The path as given.
+    pub path: String,
+    /// The content to write.
+    pub content: String,
+    /// Compute everything, change nothing.
+    pub dry_run: bool,
+    /// Optimistic lock: the file's mtime in milliseconds since the epoch.
+    pub expected_mtime_ms: Option<i64>,
+    /// Optimistic lock: the file's size.
+    pub expected_size_bytes: Option<u64>,
+    /// Optimistic lock: the file's SHA-256, lowercase or uppercase hex.
+    pub expected_sha256: Option<String>,
+}
+
+impl Request {
+    /// A `Write` request from the typed WIT arguments.
+    pub fn new(path: String, content: String, dry_run: bool) -> Self {
+        Request {
+            tool: ToolName::Write,
+            path,
+            content,
+            dry_run,
+            expected_mtime_ms: None,
+            expected_size_bytes: None,
+            expected_sha256: None,
+        }
+    }
+
+    /// The `params_input` echo of typed arguments.
+    pub fn echo(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("path".into(), Value::String(self.path.clone()));
+        map.insert("content".into(), echo_content(&self.content));
+        map.insert("dry_run".into(), Value::Bool(self.dry_run));
+        Value::Object(map)
+    }
+}
+
+/// Parse raw call input. Always returns the echo (an object, `{}` when the
+/// input was not one), and the request or the reason there is none.
+pub fn parse_call(input: &str) -> (Value, Result<Request, ToolError>) {
+    let mut object = match parse_strict(input) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => {
+            return (
+                empty(),
+                Err(ToolError::invalid_param("Arguments must be a JSON object.")),
+            );
+        }
+        Err(e) => return (empty(), Err(e)),
+    };
+    let mut tool = ToolName::Write;
+    if object.contains_key("arguments") && !object.contains_key("path") {
+        tool = match object.get("name") {
+            Some(Value::String(name)) if name == "Write" => ToolName::Write,
+            Some(Value::String(name)) if name == "write_file" => ToolName::WriteFile,
+            Some(Value::String(name)) => {
+                return (
+                    empty(),
+                    Err(ToolError::invalid_param(format!(
+                        "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file').",
+                        truncate(name, 64)
+                    ))),
+                );
+            }
+            Some(_) => {
+                return (
+                    empty(),
+                    Err(ToolError::invalid_param(
+                        "Tool call 'name' must be a string.",
+                    )),
+                );
+            }
+            None => {
+                return (
+                    empty(),
+                    Err(ToolError::invalid_param("Tool call is missing 'name'.")),
+                );
+            }
+        };
+        object = match object.remove("arguments") {
+            Some(Value::Object(args)) => args,
+            Some(Value::String(text)) => match parse_strict(&text) {
+                Ok(Value::Object(args)) => args,
+                Ok(_) => {
+                    return (
+                        empty(),
+                        Err(ToolError::invalid_param(
+                            "Tool call 'arguments' must be a JSON object.",
+                        )),
+                    );
+                }
+                Err(e) => return (empty(), Err(e)),
+            },
+            _ => {
+                return (
+                    empty(),
+                    Err(ToolError::invalid_param(
+                        "Tool call 'arguments' must be a JSON object or a string holding one.",
+                    )),
+                );
+            }
+        };
+    }
+    request_from(object, tool)
+}
+
+fn request_from(
+    mut args: Map<String, Value>,
+    tool: ToolName,
+) -> (Value, Result<Request, ToolError>) {
+    // Move the content out instead of copying it: it can be many MiB.
+    let content = match args.get_mut("content") {
+        Some(Value::String(text)) => {
+            let text = std::mem::take(text);
+            args.insert("content".into(), echo_content(&text));
+            Some(text)
+        }
+        _ => None,
+    };
+    let result = fields(&args, content, tool);
+    (Value::Object(args), result)
+}
+
+fn fields(
+    args: &Map<String, Value>,
+    content: Option<String>,
+    tool: ToolName,
+) -> Result<Request, ToolError> {
+    let path = match args.get("path") {
+        Some(Value::String(path)) => path.clone(),
+        Some(_) => return Err(wrong_type("path", "a string")),
+        None => return Err(missing("path")),
+    };
+    let content = match (content, args.get("content")) {
+        (Some(content), _) => content,
+        (None, Some(_)) => return Err(wrong_type("content", "a string")),
+        (None, None) => return Err(missing("content")),
+    };
+    let dry_run = match args.get("dry_run") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(wrong_type("dry_run", "a boolean")),
+    };
+    let expected_mtime_ms = match args.get("expected_mtime_ms") {
+        None => None,
+        Some(v) => Some(
+            v.as_i64()
+                .ok_or_else(|| wrong_type("expected_mtime_ms", "an integer"))?,
+        ),
+    };
+    let expected_size_bytes = match args.get("expected_size_bytes") {
+        None => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| wrong_type("expected_size_bytes", "a non-negative integer"))?,
+        ),
+    };
+    let expected_sha256 = match args.get("expected_sha256") {
+        None => None,
+        Some(Value::String(hex))
+            if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            Some(hex.to_ascii_lowercase())
+        }
+        Some(_) => return Err(wrong_type("expected_sha256", "a 64-digit hex string")),
+    };
+    Ok(Request {
+        tool,
+        path,
+        content,
+        dry_run,
+        expected_mtime_ms,
+        expected_size_bytes,
+        expected_sha256,
+    })
+}
+
+/// The echo of one `content` value.
+fn echo_content(content: &str) -> Value {
+    if content.len() > ECHO_CONTENT_MAX {
+        Value::String(format!("[{} bytes elided]", content.len()))
+    } else {
+        Value::String(content.to_owned())
+    }
+}
+
+fn empty() -> Value {
+    Value::Object(Map::new())
+}
+
+#[cold]
+fn missing(name: &str) -> ToolError {
+    ToolError::invalid_param(format!("Missing required parameter '{name}'."))
+}
+
+#[cold]
+fn wrong_type(name: &str, what: &str) -> ToolError {
+    ToolError::invalid_param(format!("Parameter '{name}' must be {what}."))
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// Parse one JSON value, refusing duplicate keys and trailing data.
+fn parse_strict(input: &str) -> Result<Value, ToolError> {
+    let mut de = serde_json::Deserializer::from_str(input);
+    let value = StrictValue
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| ToolError::invalid_param(format!("Invalid JSON arguments: {e}.")))?;
+    Ok(value)
+}
+
+/// A `serde_json::Value` seed that fails on a repeated key.
+struct StrictValue;
+
+impl<'de> DeserializeSeed<'de> for StrictValue {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(StrictValue)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            if map.contains_key(&key) {
+                return Err(de::Error::custom(format_args!(
+                    "duplicate key '{}'",
+                    truncate(&key, 64)
+                )));
+            }
+            let value = access.next_value_seed(StrictValue)?;
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn err(input: &str) -> String {
+        let (_, result) = parse_call(input);
+        let e = result.expect_err(input);
+        assert_eq!(e.code, ErrorCode::InvalidParam);
+        e.message
+    }
+
+    #[test]
+    fn plain_arguments() {
+        let (echo, req) = parse_call(r#"{"path":"a.txt","content":"hi","dry_run":true,"extra":1}"#);
+        let req = req.unwrap();
+        assert_eq!(
+            (req.path.as_str(), req.content.as_str(), req.dry_run),
+            ("a.txt", "hi", true)
+        );
+        assert_eq!(
+            echo.to_string(),
+            r#"{"path":"a.txt","content":"hi","dry_run":true,"extra":1}"#
+        );
+    }
+
+    #[test]
+    fn tool_call_forms() {
+        let (_, req) = parse_call(r#"{"name":"Write","arguments":{"path":"a","content":"x"}}"#);
+        assert_eq!(req.unwrap().tool, ToolName::Write);
+        let (echo, req) =
+            parse_call(r#"{"name":"write_file","arguments":"{\"path\":\"a\",\"content\":\"x\"}"}"#);
+        assert_eq!(req.unwrap().tool, ToolName::WriteFile);
+        assert_eq!(echo.to_string(), r#"{"path":"a","content":"x"}"#);
+        assert!(err(r#"{"name":"Edit","arguments":{}}"#).contains("Unknown tool 'Edit'"));
+    }
+
+    #[test]
+    fn long_content_is_elided_in_the_echo() {
+        let content = "x".repeat(ECHO_CONTENT_MAX + 1);
+        let (echo, req) =
+            parse_call(&serde_json::json!({"path": "a", "content": content}).to_string());
+        assert_eq!(req.unwrap().content.len(), ECHO_CONTENT_MAX + 1);
+        assert_eq!(echo["content"], "[1025 bytes elided]");
+        let (echo, _) =
+            parse_call(&serde_json::json!({"path": "a", "content": "x".repeat(1024)}).to_string());
+        assert_eq!(echo["content"].as_str().map(str::len), Some(1024));
+    }
+
+    #[test]
+    fn bad_input_names_the_problem() {
+        assert!(err("").contains("Invalid JSON"));
+        assert!(err("{").contains("Invalid JSON"));
+        assert!(err(r#"{"path":"a","content":"x"} x"#).contains("trailing"));
+        assert!(err(r#"{"path":"a","path":"b","content":"x"}"#).contains("duplicate key 'path'"));
+        for lone in [
+            r#"{"path":"\ud800","content":"x"}"#,
+            r#"{"path":"\udc00x","content":"x"}"#,
+        ] {
+            assert!(err(lone).starts_with("Invalid JSON arguments:"), "{lone}");
+        }
+        assert_eq!(err("[1]"), "Arguments must be a JSON object.");
+        assert_eq!(
+            err(r#"{"content":"x"}"#),
+            "Missing required parameter 'path'."
+        );
+        assert_eq!(
+            err(r#"{"path":"a"}"#),
+            "Missing required parameter 'content'."
+        );
+        assert_eq!(
+            err(r#"{"path":1,"content":"x"}"#),
+            "Parameter 'path' must be a string."
+        );
+        assert_eq!(
+            err(r#"{"path":"a","content":["x"]}"#),
+            "Parameter 'content' must be a string."
+        );
+        assert_eq!(
+            err(r#"{"path":"a","content":"x","dry_run":"yes"}"#),
+            "Parameter 'dry_run' must be a boolean."
+        );
+        assert!(
+            err(r#"{"path":"a","content":"x","expected_mtime_ms":1.5}"#)
+                .contains("expected_mtime_ms")
+        );
+        assert!(
+            err(r#"{"path":"a","content":"x","expected_size_bytes":-1}"#)
+                .contains("expected_size_bytes")
+        );
+        assert!(
+            err(r#"{"path":"a","content":"x","expected_sha256":"abc"}"#)
+                .contains("expected_sha256")
+        );
+    }
+}

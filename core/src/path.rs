@@ -1,0 +1,216 @@
+//! Lexical path rules (SPEC §4 steps 1–4): no I/O here.
+//!
+//! A path is checked in a fixed order and the first failure decides:
+//! empty, control characters, characters that make a path read differently
+//! from what it is, backslashes, over-long names, absolute forms, climbing
+//! above the root, and finally naming a directory (the root itself or a
+//! trailing `/`). What survives is a list of plain names, with `.` and empty
+//! segments dropped and `..` applied.
+
+use crate::error::ToolError;
+
+/// Longest single name, in bytes.
+pub const MAX_NAME_BYTES: usize = 255;
+/// Longest path, in bytes.
+pub const MAX_PATH_BYTES: usize = 4096;
+/// Links followed on one path before it counts as a loop.
+pub const MAX_LINKS: usize = 40;
+
+/// A path that passed the lexical rules: root-relative, normalised names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelPath {
+    names: Vec<String>,
+}
+
+impl RelPath {
+    /// Check `path` lexically and normalise it.
+    pub fn parse(path: &str) -> Result<RelPath, ToolError> {
+        check_characters(path)?;
+        if is_absolute(path) {
+            return Err(ToolError::invalid_param(
+                "Absolute path not allowed. Use relative path.",
+            ));
+        }
+        let names = normalize(path.split('/'))?;
+        if names.is_empty() || path.ends_with('/') {
+            return Err(ToolError::is_directory());
+        }
+        Ok(RelPath { names })
+    }
+
+    /// The names, root first.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Consume into the names.
+    pub fn into_names(self) -> Vec<String> {
+        self.names
+    }
+}
+
+/// Apply `.` / empty / `..` lexically. Climbing above the root fails.
+fn normalize<'a>(segments: impl Iterator<Item = &'a str>) -> Result<Vec<String>, ToolError> {
+    let mut names: Vec<String> = Vec::new();
+    for seg in segments {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if names.pop().is_none() {
+                    return Err(ToolError::outside_root());
+                }
+            }
+            name => names.push(name.to_owned()),
+        }
+    }
+    Ok(names)
+}
+
+/// Step 1: characters and lengths.
+fn check_characters(path: &str) -> Result<(), ToolError> {
+    if path.is_empty() {
+        return Err(ToolError::invalid_param("Path cannot be empty."));
+    }
+    if path.chars().any(is_control) {
+        return Err(ToolError::invalid_param(
+            "Invalid path: control characters (such as NUL or newline) are not allowed.",
+        ));
+    }
+    if path.chars().any(is_deceptive) {
+        return Err(ToolError::invalid_param(
+            "Invalid path: bidirectional control and zero-width characters are not allowed.",
+        ));
+    }
+    // A Windows absolute form also contains a backslash; the absolute
+    // message tells the agent more, and the code is the same.
+    if path.contains('\\') && !is_absolute(path) {
+        return Err(ToolError::invalid_param(
+            "Invalid path: Use '/' as the path separator.",
+        ));
+    }
+    if path.len() > MAX_PATH_BYTES {
+        return Err(ToolError::invalid_param(format!(
+            "Invalid path: longer than {MAX_PATH_BYTES} bytes."
+        )));
+    }
+    if path.split('/').any(|name| name.len() > MAX_NAME_BYTES) {
+        return Err(ToolError::invalid_param(format!(
+            "Invalid path: a name is longer than {MAX_NAME_BYTES} bytes."
+        )));
+    }
+    Ok(())
+}
+
+/// C0, DEL and C1 controls.
+fn is_control(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+}
+
+/// Bidirectional controls and zero-width characters: they make a path read
+/// differently from what it is.
+fn is_deceptive(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200b}'..='\u{200d}'
+            | '\u{2060}'
+            | '\u{feff}'
+    )
+}
+
+/// `/x`, `C:\x`, `C:/x`, `C:`, `\\server\x`, `//server/x`.
+pub fn is_absolute(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    if matches!(bytes.first(), Some(b'/' | b'\\')) {
+        return true;
+    }
+    matches!(bytes, [drive, b':', rest @ ..]
+        if drive.is_ascii_alphabetic() && matches!(rest.first(), None | Some(b'/' | b'\\')))
+}
+
+/// Split a symlink target into segments for the resolver: `None` when the
+/// target is absolute (the guest cannot know where the root sits on the host,
+/// so an absolute target counts as leading outside).
+pub fn link_target_segments(target: &str) -> Option<Vec<String>> {
+    if target.is_empty() || target.starts_with('/') {
+        return None;
+    }
+    Some(target.split('/').map(str::to_owned).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn code(path: &str) -> Result<Vec<String>, (ErrorCode, String)> {
+        RelPath::parse(path)
+            .map(RelPath::into_names)
+            .map_err(|e| (e.code, e.message))
+    }
+
+    #[test]
+    fn normalises_dots_and_empty_segments() {
+        assert_eq!(code("a//b/./c").unwrap(), ["a", "b", "c"]);
+        assert_eq!(code("./a/../b").unwrap(), ["b"]);
+        assert_eq!(code("a/b/../../c").unwrap(), ["c"]);
+        assert_eq!(code("ünï/cödé.txt").unwrap(), ["ünï", "cödé.txt"]);
+    }
+
+    #[test]
+    fn lexical_matrix() {
+        use ErrorCode::*;
+        let cases: &[(&str, ErrorCode, &str)] = &[
+            ("", InvalidParam, "Path cannot be empty."),
+            ("a\0b", InvalidParam, "control"),
+            ("a\nb", InvalidParam, "control"),
+            ("a\u{7f}", InvalidParam, "control"),
+            ("a\u{85}", InvalidParam, "control"),
+            ("a\u{202e}txt.exe", InvalidParam, "bidirectional"),
+            ("a\u{200b}b", InvalidParam, "zero-width"),
+            ("\u{feff}a", InvalidParam, "zero-width"),
+            ("a\\b", InvalidParam, "Use '/' as the path separator."),
+            ("/etc/passwd", InvalidParam, "Absolute path not allowed."),
+            ("C:\\x", InvalidParam, "Absolute path not allowed."),
+            ("C:/x", InvalidParam, "Absolute path not allowed."),
+            ("//server/x", InvalidParam, "Absolute path not allowed."),
+            ("\\\\server\\x", InvalidParam, "Absolute path not allowed."),
+            ("..", AccessDenied, "Path must be within project root."),
+            ("../x", AccessDenied, "Path must be within project root."),
+            (
+                "a/../../x",
+                AccessDenied,
+                "Path must be within project root.",
+            ),
+            ("./..", AccessDenied, "Path must be within project root."),
+            (".", IsDirectory, "Target path is a directory."),
+            ("./", IsDirectory, "Target path is a directory."),
+            ("a/..", IsDirectory, "Target path is a directory."),
+            ("a/", IsDirectory, "Target path is a directory."),
+        ];
+        for (path, want, msg) in cases {
+            let (got, message) = code(path).expect_err(path);
+            assert_eq!(got, *want, "{path:?}");
+            assert!(message.contains(msg), "{path:?}: {message}");
+        }
+    }
+
+    #[test]
+    fn length_limits() {
+        let name = "n".repeat(MAX_NAME_BYTES);
+        assert!(code(&name).is_ok());
+        assert_eq!(
+            code(&format!("{name}n")).unwrap_err().0,
+            ErrorCode::InvalidParam
+        );
+        let long = vec!["d"; MAX_PATH_BYTES / 2 + 1].join("/");
+        assert_eq!(code(&long).unwrap_err().0, ErrorCode::InvalidParam);
+    }
+
+    #[test]
+    fn drive_like_names_that_are_relative() {
+        assert_eq!(code("C:x").unwrap(), ["C:x"]);
+        assert_eq!(code("1:/x").unwrap(), ["1:", "x"]);
+    }
+}

@@ -1,0 +1,361 @@
+//! A sandboxed wasmtime host for the Write tool component.
+//!
+//! ```no_run
+//! use write_tool::{Options, Root, WriteTool};
+//!
+//! # fn main() -> wasmtime::Result<()> {
+//! let tool = WriteTool::new(Options::default())?; // compiles the component once
+//! let root = Root::open("/tmp/demo")?;             // the only ambient authority
+//! let envelope = tool.call(&root, r#"{"path": "hello.txt", "content": "hi\n"}"#);
+//! println!("{envelope}");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # How a call runs
+//!
+//! One [`wasmtime::Engine`] and one pre-instantiated component
+//! ([`InstancePre`](wasmtime::component::InstancePre)) serve every call; each
+//! call gets a fresh `Store` and instance, so nothing a call does survives
+//! into the next. The guest sees one preopened directory, the root, as `.`,
+//! and nothing else: no environment, no arguments, no stdin or stdout, no
+//! network. Its stderr goes into a bounded in-memory pipe.
+//!
+//! # Limits
+//!
+//! [`Options`] bounds each call: the content size (refused by the guest with
+//! `INVALID_PARAM`), the guest's linear memory, and the wall time (epoch
+//! interruption). A call stopped by either of the last two is answered with
+//! an `EXECUTION_ERROR` envelope; the host keeps serving.
+//!
+//! # Permission bits
+//!
+//! WASI 0.2 cannot change file modes, so a file the guest replaces would lose
+//! its mode (an executable script would stop being executable). The host
+//! reads the mode of the target before the call and puts it back on the new
+//! file afterwards, through the same cap-std root. Hosts that offer only WASI
+//! run the component unchanged, without this one guarantee.
+//!
+//! The host does not link the tool's logic: it treats the envelope as the
+//! guest's output and only reads its `status` (and, for the permission bits,
+//! its `data` and `context`).
+
+#![deny(unsafe_code)]
+
+#[allow(
+    missing_debug_implementations,
+    missing_docs,
+    unused_qualifications,
+    clippy::all,
+    reason = "generated bindings"
+)]
+mod bindings;
+mod envelope;
+mod sandbox;
+mod state;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::{Engine, Store, Trap};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+
+pub use bindings::exports::write_tool::tool::tool::{
+    Config as GuestConfig, Context, Data, Envelope, ErrorCode, ErrorInfo, Operation, Stats,
+    Status as TypedStatus,
+};
+pub use envelope::{Status, status_of};
+pub use sandbox::Root;
+
+use bindings::WriteToolPre;
+use sandbox::ModeSnapshot;
+use state::{HostState, MemoryLimit};
+
+/// The guest component, built for `wasm32-wasip2` by `build.rs`.
+pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/write_tool_guest.wasm"));
+
+/// How often the epoch advances; the time bound is counted in these ticks.
+const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// Limits and switches for every call a [`WriteTool`] runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Largest `content` accepted, in bytes (default 16 MiB). Larger content
+    /// is refused with `INVALID_PARAM` naming the limit.
+    pub max_content_bytes: u64,
+    /// Accept empty content (default false: `INVALID_PARAM`).
+    pub allow_empty: bool,
+    /// Cap on the guest's linear memory, in bytes (default 1 GiB). It must
+    /// hold the arguments, the old file, the new content and the diff.
+    pub memory_limit_bytes: usize,
+    /// Wall-time bound on one call (default 30 s).
+    pub timeout: Duration,
+    /// Deadline on the diff algorithm (default 1 s); past it the diff is
+    /// coarser but still correct.
+    pub diff_timeout: Duration,
+    /// Bytes of guest stderr kept per call (default 64 KiB).
+    pub stderr_capacity: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_content_bytes: 16 * 1024 * 1024,
+            allow_empty: false,
+            memory_limit_bytes: 1 << 30,
+            timeout: Duration::from_secs(30),
+            diff_timeout: Duration::from_secs(1),
+            stderr_capacity: 64 * 1024,
+        }
+    }
+}
+
+/// The compiled component and the engine that runs it. Cheap to share
+/// between threads; each call is independent.
+pub struct WriteTool {
+    pre: WriteToolPre<HostState>,
+    options: Options,
+    ticker: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for WriteTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteTool")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for WriteTool {
+    fn drop(&mut self) {
+        self.ticker.store(true, Ordering::Relaxed);
+    }
+}
+
+impl WriteTool {
+    /// Compile the embedded component.
+    pub fn new(options: Options) -> wasmtime::Result<WriteTool> {
+        Self::from_component_bytes(COMPONENT, options)
+    }
+
+    /// Compile a component given as bytes (for example a `.wasm` built
+    /// separately).
+    pub fn from_component_bytes(bytes: &[u8], options: Options) -> wasmtime::Result<WriteTool> {
+        let engine = engine()?;
+        let component = Component::new(&engine, bytes)?;
+        let mut linker = Linker::<HostState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        let pre = WriteToolPre::new(linker.instantiate_pre(&component)?)?;
+        let ticker = start_ticker(&engine);
+        Ok(WriteTool {
+            pre,
+            options,
+            ticker,
+        })
+    }
+
+    /// The options every call runs with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Run a tool call given as raw JSON (the arguments object, or
+    /// `{"name": "Write", "arguments": …}`) and return the envelope JSON.
+    ///
+    /// Always returns an envelope: failures of the guest itself (time bound,
+    /// memory cap, trap) become `EXECUTION_ERROR` envelopes.
+    pub fn call(&self, root: &Root, arguments: &str) -> String {
+        let start = Instant::now();
+        let snapshot =
+            envelope::path_argument(arguments).and_then(|p| ModeSnapshot::take(root, &p));
+        match self.invoke(root, |guest, store| guest.call_call(store, arguments)) {
+            Ok(json) => {
+                if let Some(snapshot) = snapshot {
+                    restore_mode(root, snapshot, &json);
+                }
+                json
+            }
+            Err(failure) => envelope::error_json(
+                "EXECUTION_ERROR",
+                &failure.message(&self.options),
+                elapsed_ms(start),
+                envelope::echo_arguments(arguments),
+            ),
+        }
+    }
+
+    /// Write `content` to `path` through the typed interface.
+    pub fn write(&self, root: &Root, path: &str, content: &str, dry_run: bool) -> Envelope {
+        let start = Instant::now();
+        let snapshot = ModeSnapshot::take(root, path);
+        match self.invoke(root, |guest, store| {
+            guest.call_write(store, path, content, dry_run)
+        }) {
+            Ok(envelope) => {
+                if let (Some(snapshot), Some(resolved)) = (snapshot, replaced_path(&envelope)) {
+                    let _ = snapshot.restore(root, resolved);
+                }
+                envelope
+            }
+            Err(failure) => envelope::error_typed(
+                &failure.message(&self.options),
+                elapsed_ms(start),
+                envelope::echo_typed(path, content, dry_run),
+            ),
+        }
+    }
+
+    /// The tool definition JSON (name, description, parameter schema).
+    pub fn definition(&self) -> wasmtime::Result<String> {
+        // The definition touches no files; an empty temp root is not needed,
+        // but the WASI context wants a preopen, so give it none at all.
+        let mut store = self.store(wasmtime_wasi::WasiCtxBuilder::new().build());
+        let instance = self.pre.instantiate(&mut store)?;
+        instance.write_tool_tool_tool().call_definition(&mut store)
+    }
+
+    fn store(&self, wasi: wasmtime_wasi::WasiCtx) -> Store<HostState> {
+        let mut store = Store::new(
+            self.pre.engine(),
+            HostState {
+                wasi,
+                table: ResourceTable::new(),
+                limits: MemoryLimit {
+                    max_bytes: self.options.memory_limit_bytes,
+                    hit: false,
+                },
+            },
+        );
+        store.limiter(|state| &mut state.limits);
+        let ticks = self
+            .options
+            .timeout
+            .as_nanos()
+            .div_ceil(EPOCH_TICK.as_nanos());
+        store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX).max(1));
+        store.epoch_deadline_trap();
+        store
+    }
+
+    fn invoke<R>(
+        &self,
+        root: &Root,
+        f: impl FnOnce(
+            &bindings::exports::write_tool::tool::tool::Guest,
+            &mut Store<HostState>,
+        ) -> wasmtime::Result<R>,
+    ) -> Result<R, Failure> {
+        let stderr = MemoryOutputPipe::new(self.options.stderr_capacity);
+        let wasi = root.wasi_ctx(stderr).map_err(Failure::Host)?;
+        let mut store = self.store(wasi);
+        let result = (|| {
+            let instance = self.pre.instantiate(&mut store)?;
+            let guest = instance.write_tool_tool_tool();
+            guest.call_configure(&mut store, self.guest_config())?;
+            f(guest, &mut store)
+        })();
+        result.map_err(|err| {
+            if store.data().limits.hit {
+                Failure::Memory
+            } else if matches!(err.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
+                Failure::Timeout
+            } else {
+                Failure::Host(err)
+            }
+        })
+    }
+
+    fn guest_config(&self) -> GuestConfig {
+        GuestConfig {
+            max_content_bytes: self.options.max_content_bytes,
+            allow_empty: self.options.allow_empty,
+            diff_timeout_ms: u64::try_from(self.options.diff_timeout.as_millis())
+                .unwrap_or(u64::MAX),
+        }
+    }
+}
+
+/// Why the guest did not answer.
+enum Failure {
+    Timeout,
+    Memory,
+    Host(wasmtime::Error),
+}
+
+impl Failure {
+    fn message(&self, options: &Options) -> String {
+        match self {
+            Failure::Timeout => format!(
+                "Execution stopped: the call exceeded its time limit of {} ms. Nothing was written.",
+                options.timeout.as_millis()
+            ),
+            Failure::Memory => format!(
+                "Execution stopped: the call exceeded its memory limit of {} bytes. Nothing was written.",
+                options.memory_limit_bytes
+            ),
+            Failure::Host(err) => format!("Execution failed in the tool component: {err}"),
+        }
+    }
+}
+
+fn engine() -> wasmtime::Result<Engine> {
+    let mut config = wasmtime::Config::new();
+    config.epoch_interruption(true);
+    Engine::new(&config)
+}
+
+/// Advance the engine's epoch every [`EPOCH_TICK`] until the tool is
+/// dropped. The thread holds only a weak reference to the engine.
+fn start_ticker(engine: &Engine) -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let weak = engine.weak();
+    let flag = Arc::clone(&stop);
+    let spawned = thread::Builder::new()
+        .name("write-tool-epoch".into())
+        .spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                thread::sleep(EPOCH_TICK);
+                match weak.upgrade() {
+                    Some(engine) => engine.increment_epoch(),
+                    None => break,
+                }
+            }
+        });
+    if spawned.is_err() {
+        // Without a ticker the deadline never arrives; calls still run.
+        stop.store(true, Ordering::Relaxed);
+    }
+    stop
+}
+
+fn elapsed_ms(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The root-relative path of a file the envelope says was replaced.
+fn replaced_path(envelope: &Envelope) -> Option<&str> {
+    let data = envelope.data.as_ref()?;
+    let replaced = data.applied
+        && matches!(data.operation, Operation::Update)
+        && envelope.stats.bytes_written.unwrap_or(0) > 0;
+    replaced
+        .then_some(envelope.context.path_resolved.as_deref())
+        .flatten()
+}
+
+/// Same as [`replaced_path`], reading envelope JSON.
+fn restore_mode(root: &Root, snapshot: ModeSnapshot, json: &str) {
+    let Ok(value) = serde_json::from_str::<Value>(json) else {
+        return;
+    };
+    let replaced = value["data"]["applied"] == true
+        && value["data"]["operation"] == "update"
+        && value["stats"]["bytes_written"].as_u64().unwrap_or(0) > 0;
+    if let (true, Some(resolved)) = (replaced, value["context"]["path_resolved"].as_str()) {
+        let _ = snapshot.restore(root, resolved);
+    }
+}

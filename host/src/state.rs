@@ -1,0 +1,55 @@
+//! What each call's `Store` holds: the WASI context, the resource table and
+//! the memory limiter.
+
+use wasmtime::ResourceLimiter;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+/// Per-call store data.
+pub(crate) struct HostState {
+    pub(crate) wasi: WasiCtx,
+    pub(crate) table: ResourceTable,
+    pub(crate) limits: MemoryLimit,
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// Caps the guest's linear memory and remembers whether the cap was hit, so
+/// that the resulting trap can be reported as what it is.
+#[derive(Debug)]
+pub(crate) struct MemoryLimit {
+    pub(crate) max_bytes: usize,
+    pub(crate) hit: bool,
+}
+
+impl ResourceLimiter for MemoryLimit {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.max_bytes {
+            self.hit = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        // Tables hold function references; the guest needs a handful.
+        Ok(desired <= 100_000)
+    }
+}

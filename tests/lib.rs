@@ -1,0 +1,1 @@
+//! Host-driven tests of the Write tool component live in `all/`.
