@@ -1,1 +1,21 @@
+//! Host-driven tests: every call goes through the real component, the real
+//! wasmtime host and the real file system, in temp directories.
 
+mod support;
+
+/// Creating files: texts, parents, counts.
+mod create;
+/// The diff preview: format, patch round trips, limits, whole counts.
+mod diff;
+/// Dry runs change nothing, not even directories.
+mod dry_run;
+/// Every error code and every kind of bad input; nothing changes on disk.
+mod errors;
+/// The sandbox: the escape matrix, links, special files.
+mod escape;
+/// Host limits: content size, memory cap, time bound.
+mod limits;
+/// Replacing files: identity, permission bits, hard links, no-ops.
+mod update;
+/// The typed `write` export and `definition`.
+mod wit;

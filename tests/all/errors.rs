@@ -1,0 +1,225 @@
+use serde_json::json;
+
+use crate::support::Project;
+
+/// Raw inputs that are not valid calls, with the start of the message each
+/// must get. Every one is `INVALID_PARAM` and changes nothing.
+const BAD_INPUT: &[(&str, &str)] = &[
+    ("", "Invalid JSON arguments:"),
+    ("   ", "Invalid JSON arguments:"),
+    ("{", "Invalid JSON arguments:"),
+    ("not json", "Invalid JSON arguments:"),
+    (
+        r#"{"path":"a.txt","content":"x"} trailing"#,
+        "Invalid JSON arguments: trailing",
+    ),
+    (
+        r#"{"path":"a.txt","content":"x"}{}"#,
+        "Invalid JSON arguments: trailing",
+    ),
+    (
+        r#"{"path":"a.txt","path":"b.txt","content":"x"}"#,
+        "Invalid JSON arguments: duplicate key 'path'",
+    ),
+    (
+        r#"{"path":"a.txt","content":"\ud800"}"#,
+        "Invalid JSON arguments:",
+    ),
+    (
+        r#"{"path":"a.txt","content":"\udc00 low"}"#,
+        "Invalid JSON arguments:",
+    ),
+    ("[]", "Arguments must be a JSON object."),
+    ("\"a string\"", "Arguments must be a JSON object."),
+    ("null", "Arguments must be a JSON object."),
+    (r#"{"content":"x"}"#, "Missing required parameter 'path'."),
+    (
+        r#"{"path":"a.txt"}"#,
+        "Missing required parameter 'content'.",
+    ),
+    (
+        r#"{"path":null,"content":"x"}"#,
+        "Parameter 'path' must be a string.",
+    ),
+    (
+        r#"{"path":["a"],"content":"x"}"#,
+        "Parameter 'path' must be a string.",
+    ),
+    (
+        r#"{"path":"a.txt","content":42}"#,
+        "Parameter 'content' must be a string.",
+    ),
+    (
+        r#"{"path":"a.txt","content":"x","dry_run":"true"}"#,
+        "Parameter 'dry_run' must be a boolean.",
+    ),
+    (
+        r#"{"path":"a.txt","content":"x","dry_run":1}"#,
+        "Parameter 'dry_run' must be a boolean.",
+    ),
+    (
+        r#"{"path":"a.txt","content":"x","expected_mtime_ms":"1"}"#,
+        "Parameter 'expected_mtime_ms' must be an integer.",
+    ),
+    (
+        r#"{"path":"a.txt","content":"x","expected_size_bytes":-1}"#,
+        "Parameter 'expected_size_bytes' must be a non-negative integer.",
+    ),
+    (
+        r#"{"path":"a.txt","content":"x","expected_sha256":"zz"}"#,
+        "Parameter 'expected_sha256' must be a 64-digit hex string.",
+    ),
+    (
+        r#"{"path":"a.txt","content":""}"#,
+        "Content cannot be empty.",
+    ),
+    (r#"{"path":"","content":"x"}"#, "Path cannot be empty."),
+    (
+        r#"{"path":"a\u0000b","content":"x"}"#,
+        "Invalid path: control characters",
+    ),
+    (
+        r#"{"path":"a\\b","content":"x"}"#,
+        "Invalid path: Use '/' as the path separator.",
+    ),
+    (
+        r#"{"path":"/etc/passwd","content":"x"}"#,
+        "Absolute path not allowed. Use relative path.",
+    ),
+    (
+        r#"{"name":"Edit","arguments":{"path":"a.txt","content":"x"}}"#,
+        "Unknown tool 'Edit'.",
+    ),
+    (
+        r#"{"name":"Write","arguments":42}"#,
+        "Tool call 'arguments' must be a JSON object or a string holding one.",
+    ),
+    (
+        r#"{"name":"Write","arguments":"{not json"}"#,
+        "Invalid JSON arguments:",
+    ),
+    (
+        r#"{"arguments":{"path":"a.txt","content":"x"}}"#,
+        "Tool call is missing 'name'.",
+    ),
+];
+
+#[test]
+fn bad_input_is_invalid_param_and_changes_nothing() {
+    let p = Project::new();
+    p.write("a.txt", "original\n");
+    let before = p.tree();
+    for (input, message) in BAD_INPUT {
+        let env = p.call_raw(input);
+        env.assert_error("INVALID_PARAM");
+        assert!(env.text.starts_with(message), "{input:?}: {:?}", env.text);
+        assert!(env.context.path_resolved.is_none(), "{input:?}");
+        assert_eq!(p.tree(), before, "{input:?} changed the disk");
+    }
+}
+
+#[test]
+fn params_input_echoes_the_arguments_even_on_error() {
+    let p = Project::new();
+    let env = p.call(json!({"path": "", "content": "x", "extra": {"nested": true}}));
+    env.assert_error("INVALID_PARAM");
+    assert_eq!(
+        env.context.params_input,
+        json!({"path": "", "content": "x", "extra": {"nested": true}})
+    );
+    let env = p.call_raw("not json");
+    assert_eq!(env.context.params_input, json!({}));
+}
+
+#[test]
+fn unknown_fields_are_ignored_and_echoed() {
+    let p = Project::new();
+    let env = p.call(json!({"path": "u.txt", "content": "x", "mode": "append", "why": 1}));
+    env.assert_status("success");
+    assert_eq!(
+        env.context.params_input,
+        json!({"path": "u.txt", "content": "x", "mode": "append", "why": 1})
+    );
+    assert_eq!(p.read_string("u.txt"), "x");
+}
+
+#[test]
+fn long_content_is_elided_in_params_input() {
+    let p = Project::new();
+    let content = "y".repeat(5000);
+    let env = p.put("big.txt", &content);
+    assert_eq!(env.context.params_input["content"], "[5000 bytes elided]");
+    let env = p.put("small.txt", &"z".repeat(1024));
+    assert_eq!(
+        env.context.params_input["content"].as_str().map(str::len),
+        Some(1024)
+    );
+}
+
+#[test]
+fn is_directory_for_directories_and_the_root() {
+    let p = Project::new();
+    p.mkdir("sub");
+    p.mkdir("real");
+    p.symlink("real", "dirlink");
+    for path in ["sub", "sub/", ".", "./", "a/..", "dirlink"] {
+        let before = p.tree();
+        let env = p.put(path, "x");
+        env.assert_error("IS_DIRECTORY");
+        assert_eq!(env.text, "Target path is a directory.");
+        assert_eq!(p.tree(), before, "{path}");
+    }
+    // A path ending in '/' is a directory even when nothing is there.
+    p.put("missing/", "x").assert_error("IS_DIRECTORY");
+    assert!(!p.exists("missing"));
+}
+
+#[test]
+fn a_parent_that_is_a_file_is_invalid_param() {
+    let p = Project::new();
+    p.write("file.txt", "x");
+    let before = p.tree();
+    let env = p.put("file.txt/child.txt", "y");
+    env.assert_error("INVALID_PARAM");
+    assert_eq!(env.text, "A parent of the path is not a directory.");
+    p.put("file.txt/deeper/child.txt", "y")
+        .assert_error("INVALID_PARAM");
+    assert_eq!(p.tree(), before);
+}
+
+#[test]
+fn conflict_when_an_expectation_does_not_hold() {
+    let p = Project::new();
+    p.write("c.txt", "abc");
+    let meta = std::fs::metadata(p.path("c.txt")).unwrap();
+    let mtime_ms = meta
+        .modified()
+        .unwrap()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    // sha256("abc")
+    let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    let before = p.tree();
+    let stale = [
+        json!({"path": "c.txt", "content": "new", "expected_size_bytes": 4}),
+        json!({"path": "c.txt", "content": "new", "expected_mtime_ms": mtime_ms - 1}),
+        json!({"path": "c.txt", "content": "new", "expected_sha256": sha.replace('b', "c")}),
+        json!({"path": "c.txt", "content": "new", "expected_size_bytes": 3, "expected_mtime_ms": mtime_ms + 5}),
+        json!({"path": "absent.txt", "content": "new", "expected_size_bytes": 0}),
+        json!({"path": "absent.txt", "content": "new", "expected_sha256": sha}),
+        json!({"path": "c.txt", "content": "new", "expected_size_bytes": 1, "dry_run": true}),
+    ];
+    for args in stale {
+        let env = p.call(args.clone());
+        env.assert_error("CONFLICT");
+        assert_eq!(env.text, "File changed since it was read; Read it again.");
+        assert_eq!(p.tree(), before, "{args}");
+    }
+    let env = p.call(json!({
+        "path": "c.txt", "content": "new",
+        "expected_size_bytes": 3, "expected_mtime_ms": mtime_ms, "expected_sha256": sha.to_uppercase(),
+    }));
+    env.assert_status("success");
+    assert_eq!(p.read_string("c.txt"), "new");
+}

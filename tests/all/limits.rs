@@ -1,0 +1,163 @@
+use std::time::Duration;
+
+use serde_json::json;
+use write_tool::{Options, WriteTool};
+
+use crate::support::{Project, decode, tool};
+
+fn tool_with(options: Options) -> WriteTool {
+    WriteTool::new(options).expect("component compiles")
+}
+
+fn call(tool: &WriteTool, p: &Project, args: serde_json::Value) -> crate::support::Envelope {
+    decode(&tool.call(p.root(), &args.to_string()))
+}
+
+#[test]
+fn content_over_the_limit_is_invalid_param_naming_the_limit() {
+    let p = Project::new();
+    let small = tool_with(Options {
+        max_content_bytes: 100,
+        ..Options::default()
+    });
+    let before = p.tree();
+    let env = call(
+        &small,
+        &p,
+        json!({"path": "f.txt", "content": "x".repeat(101)}),
+    );
+    env.assert_error("INVALID_PARAM");
+    assert_eq!(
+        env.text,
+        "Content is 101 bytes, over the limit of 100 bytes."
+    );
+    assert_eq!(p.tree(), before);
+    call(
+        &small,
+        &p,
+        json!({"path": "f.txt", "content": "x".repeat(100)}),
+    )
+    .assert_status("success");
+}
+
+#[test]
+fn the_default_limit_is_sixteen_mib() {
+    let p = Project::new();
+    let limit = 16 * 1024 * 1024;
+    let env = p.put("big.txt", &"x".repeat(limit + 1));
+    env.assert_error("INVALID_PARAM");
+    assert!(
+        env.text
+            .contains(&format!("over the limit of {limit} bytes")),
+        "{}",
+        env.text
+    );
+    assert!(!p.exists("big.txt"));
+}
+
+#[test]
+fn empty_content_needs_the_host_option() {
+    let p = Project::new();
+    p.put("e.txt", "").assert_error("INVALID_PARAM");
+    let lenient = tool_with(Options {
+        allow_empty: true,
+        ..Options::default()
+    });
+    let env = call(&lenient, &p, json!({"path": "e.txt", "content": ""}));
+    env.assert_status("success");
+    assert_eq!(env.text, "Created 'e.txt' (0 lines, 0 bytes).");
+    assert_eq!(p.read("e.txt"), b"");
+}
+
+#[test]
+fn a_guest_over_its_memory_cap_is_an_execution_error_and_the_host_goes_on() {
+    let p = Project::new();
+    p.write("keep.txt", "original\n");
+    let tight = tool_with(Options {
+        memory_limit_bytes: 8 << 20,
+        ..Options::default()
+    });
+    let before = p.tree();
+    let env = call(
+        &tight,
+        &p,
+        json!({"path": "keep.txt", "content": "m".repeat(6 << 20)}),
+    );
+    env.assert_error("EXECUTION_ERROR");
+    assert!(
+        env.text.contains("memory limit of 8388608 bytes"),
+        "{}",
+        env.text
+    );
+    assert_eq!(
+        env.context.params_input["content"],
+        format!("[{} bytes elided]", 6 << 20)
+    );
+    assert_eq!(p.tree(), before);
+    call(
+        &tight,
+        &p,
+        json!({"path": "keep.txt", "content": "after\n"}),
+    )
+    .assert_status("success");
+    assert_eq!(p.read_string("keep.txt"), "after\n");
+}
+
+#[test]
+fn a_call_over_its_time_bound_is_stopped_and_the_host_goes_on() {
+    let p = Project::new();
+    // Lines that share many values in a different order: Myers has to work
+    // hard, and with a diff deadline far away only the time bound stops it.
+    let old: String = (0..200_000)
+        .map(|i| format!("{}\n", i * 7 % 1000))
+        .collect();
+    let new: String = (0..200_000)
+        .map(|i| format!("{}\n", i * 11 % 1000))
+        .collect();
+    p.write("slow.txt", &old);
+    let bounded = tool_with(Options {
+        timeout: Duration::from_millis(100),
+        diff_timeout: Duration::from_secs(3600),
+        ..Options::default()
+    });
+    let before = p.tree();
+    let env = call(&bounded, &p, json!({"path": "slow.txt", "content": new}));
+    env.assert_error("EXECUTION_ERROR");
+    assert!(env.text.contains("time limit of 100 ms"), "{}", env.text);
+    assert_eq!(p.tree(), before);
+    assert!(p.tree().temp_files().is_empty());
+    call(
+        &bounded,
+        &p,
+        json!({"path": "quick.txt", "content": "fast\n"}),
+    )
+    .assert_status("success");
+}
+
+#[test]
+fn a_pathological_diff_is_cut_short_by_its_deadline() {
+    let p = Project::new();
+    let old: String = (0..200_000)
+        .map(|i| format!("{}\n", i * 7 % 1000))
+        .collect();
+    let new: String = (0..200_000)
+        .map(|i| format!("{}\n", i * 11 % 1000))
+        .collect();
+    p.write("slow.txt", &old);
+    let env = tool().call(
+        p.root(),
+        &json!({"path": "slow.txt", "content": new}).to_string(),
+    );
+    let env = decode(&env);
+    env.assert_status("partial");
+    assert!(env.data().diff_truncated);
+    assert_eq!(p.read_string("slow.txt"), new);
+    let (added, removed) = (
+        env.stats.lines_added.unwrap(),
+        env.stats.lines_removed.unwrap(),
+    );
+    assert!(
+        added <= 200_000 && removed <= 200_000 && added == removed,
+        "+{added}/-{removed}"
+    );
+}
