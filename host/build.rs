@@ -102,6 +102,19 @@ fn build_guest(out_dir: &Path) -> Result<PathBuf, String> {
     for dep in dependencies(&dep_info)? {
         println!("cargo:rerun-if-changed={}", dep.display());
     }
+    // Manifests decide features, profiles and versions; the `.d` file does
+    // not list them.
+    for manifest in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "core/Cargo.toml",
+        "guest/Cargo.toml",
+    ] {
+        println!(
+            "cargo:rerun-if-changed={}",
+            workspace.join(manifest).display()
+        );
+    }
     Ok(wasm)
 }
 

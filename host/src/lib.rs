@@ -359,3 +359,33 @@ fn restore_mode(root: &Root, snapshot: ModeSnapshot, json: &str) {
         let _ = snapshot.restore(root, resolved);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The world imports standard WASI 0.2 and nothing else, and exports
+    /// the tool inside its interface (never `write` at world level).
+    #[test]
+    fn the_component_imports_only_wasi_0_2() {
+        let engine = engine().unwrap();
+        let component = Component::new(&engine, COMPONENT).unwrap();
+        let ty = component.component_type();
+        let imports: Vec<&str> = ty.imports(&engine).map(|(name, _)| name).collect();
+        assert!(!imports.is_empty());
+        for name in &imports {
+            assert!(
+                name.starts_with("wasi:") && name.contains("@0.2."),
+                "unexpected import {name}"
+            );
+        }
+        assert!(imports.iter().any(|n| n.starts_with("wasi:filesystem/")));
+        assert!(
+            !imports
+                .iter()
+                .any(|n| n.starts_with("wasi:sockets/") || n.starts_with("wasi:http/"))
+        );
+        let exports: Vec<&str> = ty.exports(&engine).map(|(name, _)| name).collect();
+        assert_eq!(exports, ["write-tool:tool/tool@0.1.0"]);
+    }
+}

@@ -55,6 +55,9 @@ impl Root {
     /// guest stderr into a bounded in-memory pipe, and nothing else — no
     /// environment, no arguments, no stdin, no stdout, no network (those are
     /// the builder's defaults, written down here so that they stay so).
+    ///
+    /// wasmtime-wasi 48's builder takes a host path, not an open `Dir`, so it
+    /// opens the canonical path that [`Root::open`] recorded.
     pub(crate) fn wasi_ctx(&self, stderr: MemoryOutputPipe) -> wasmtime::Result<WasiCtx> {
         let mut builder = WasiCtxBuilder::new();
         // Must precede `preopened_dir`, which captures it. The host is

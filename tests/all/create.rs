@@ -125,3 +125,16 @@ fn create_preview_applies_to_an_empty_file() {
         std::fs::remove_file(p.path("p.txt")).unwrap();
     }
 }
+
+#[test]
+fn a_write_file_call_gets_the_seed_004_text() {
+    let p = Project::new();
+    let env = p.call(json!({"name": "write_file", "arguments": {"path": "notes/todo.txt", "content": "Buy milk"}}));
+    env.assert_status("success");
+    assert_eq!(env.text, "Successfully wrote to notes/todo.txt");
+    assert_eq!(
+        env.context.params_input,
+        json!({"path": "notes/todo.txt", "content": "Buy milk"})
+    );
+    assert_eq!(p.read_string("notes/todo.txt"), "Buy milk");
+}

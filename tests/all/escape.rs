@@ -13,7 +13,7 @@ fn fixture() -> Project {
     let p = Project::new();
     p.mkdir("real/sub");
     p.write("real/target.txt", "target\n");
-    std::fs::create_dir(p.base().join("root2")).unwrap();
+    std::fs::create_dir(p.base().join("root2")).expect("sibling root");
     p.symlink("real", "inlink");
     p.symlink("inlink", "chain");
     p.symlink("real/target.txt", "filelink");

@@ -1,0 +1,412 @@
+//! The `write-tool` binary as scripts drive it: stdout holds only
+//! envelopes, exit codes follow SPEC §8.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_write-tool");
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    run_cmd(Command::new(BIN).args(args), stdin)
+}
+
+fn run_cmd(cmd: &mut Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn write-tool");
+    // Feed stdin from a thread so that a large input cannot deadlock
+    // against a full stdout pipe.
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let output = child.wait_with_output().expect("wait");
+    feeder.join().expect("feeder");
+    output
+}
+
+/// The one envelope on stdout.
+fn envelope(output: &Output) -> Value {
+    let stdout = String::from_utf8(output.stdout.clone()).expect("utf-8 stdout");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "exactly one line on stdout: {stdout:?}");
+    serde_json::from_str(lines[0]).expect("stdout is an envelope")
+}
+
+fn root_arg(dir: &Path) -> String {
+    dir.to_str().expect("utf-8 temp path").to_owned()
+}
+
+#[test]
+fn write_with_inline_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let out = run(
+        &["--root", &root, "write", "hello.txt", "--content", "hi"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let env = envelope(&out);
+    assert_eq!(env["status"], "success");
+    assert_eq!(env["text"], "Created 'hello.txt' (1 line, 2 bytes).");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("hello.txt")).unwrap(),
+        "hi"
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn write_from_stdin_and_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let out = run(
+        &["--root", &root, "write", "a/from_stdin.txt"],
+        b"piped\ncontent\n",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a/from_stdin.txt")).unwrap(),
+        "piped\ncontent\n"
+    );
+
+    let source = tempfile::NamedTempFile::new().unwrap();
+    fs::write(source.path(), "from a file\n").unwrap();
+    let source_arg = source.path().to_str().unwrap();
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "write",
+            "b.txt",
+            "--content-file",
+            source_arg,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("b.txt")).unwrap(),
+        "from a file\n"
+    );
+}
+
+#[test]
+fn dry_run_is_partial_and_exits_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "write",
+            "d/x.txt",
+            "--dry-run",
+            "--content",
+            "x\n",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(envelope(&out)["status"], "partial");
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn an_error_envelope_exits_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let out = run(
+        &["--root", &root, "write", "../escape.txt", "--content", "x"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let env = envelope(&out);
+    assert_eq!(env["error"]["code"], "ACCESS_DENIED");
+    assert!(!dir.path().parent().unwrap().join("escape.txt").exists());
+}
+
+#[test]
+fn usage_and_host_failures_exit_two_with_no_envelope() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let file = dir.path().join("file");
+    fs::write(&file, "x").unwrap();
+    for root in [missing.to_str().unwrap(), file.to_str().unwrap()] {
+        let out = run(&["--root", root, "write", "a.txt", "--content", "x"], b"");
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(out.stdout.is_empty());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("not a usable directory"));
+    }
+    let out = run(&["write"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let out = run(&["frobnicate"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let root = root_arg(dir.path());
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "write",
+            "a.txt",
+            "--content",
+            "x",
+            "--content-file",
+            "f",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["--root", &root, "write", "latin1.txt"], b"caf\xe9\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not valid UTF-8"));
+    assert!(!dir.path().join("latin1.txt").exists());
+}
+
+#[test]
+fn root_defaults_to_the_current_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_cmd(
+        Command::new(BIN)
+            .current_dir(dir.path())
+            .args(["write", "here.txt", "--content", "cwd"]),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("here.txt")).unwrap(),
+        "cwd"
+    );
+}
+
+#[test]
+fn call_accepts_arguments_and_tool_call_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let inputs = [
+        json!({"path": "one.txt", "content": "1"}),
+        json!({"name": "Write", "arguments": {"path": "two.txt", "content": "2"}}),
+        json!({"name": "Write", "arguments": "{\"path\": \"three.txt\", \"content\": \"3\"}"}),
+    ];
+    for (input, name) in inputs.iter().zip(["one.txt", "two.txt", "three.txt"]) {
+        let out = run(&["--root", &root, "call"], input.to_string().as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{input}");
+        let env = envelope(&out);
+        assert_eq!(env["context"]["path_resolved"], name);
+        assert!(env["context"]["params_input"]["path"] == name);
+        assert!(dir.path().join(name).exists());
+    }
+    let out = run(
+        &["--root", &root, "call"],
+        br#"{"name":"Delete","arguments":{"path":"one.txt"}}"#,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(envelope(&out)["error"]["code"], "INVALID_PARAM");
+    assert!(dir.path().join("one.txt").exists());
+    let out = run(&["--root", &root, "call"], b"\xff\xfe");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(envelope(&out)["error"]["code"], "INVALID_PARAM");
+}
+
+#[test]
+fn pretty_output_is_the_same_envelope() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "--pretty",
+            "write",
+            "p.txt",
+            "--dry-run",
+            "--content",
+            "x",
+        ],
+        b"",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().count() > 10);
+    let env: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(env["status"], "partial");
+}
+
+#[test]
+fn serve_answers_every_line_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let mut input = Vec::new();
+    input.extend_from_slice(
+        json!({"path": "s1.txt", "content": "first\n"})
+            .to_string()
+            .as_bytes(),
+    );
+    input.extend_from_slice(b"\nnot json\n\n[1,2]\n\xc3\x28 invalid utf-8\n");
+    input.extend_from_slice(
+        json!({"path": "../out.txt", "content": "x"})
+            .to_string()
+            .as_bytes(),
+    );
+    input.extend_from_slice(b"\r\n");
+    input.extend_from_slice(
+        json!({"name": "Write", "arguments": {"path": "s2.txt", "content": "second\n"}})
+            .to_string()
+            .as_bytes(),
+    );
+    // The last line has no newline: it is still a request.
+    let out = run(&["--root", &root, "serve"], &input);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let envelopes: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    let codes: Vec<&str> = envelopes
+        .iter()
+        .map(|e| {
+            e["error"]["code"]
+                .as_str()
+                .unwrap_or(e["status"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "success",
+            "INVALID_PARAM",
+            "INVALID_PARAM",
+            "INVALID_PARAM",
+            "INVALID_PARAM",
+            "ACCESS_DENIED",
+            "success"
+        ]
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("s1.txt")).unwrap(),
+        "first\n"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("s2.txt")).unwrap(),
+        "second\n"
+    );
+}
+
+#[test]
+fn serve_with_no_input_exits_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&["--root", &root_arg(dir.path()), "serve"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn schema_prints_the_definition() {
+    let out = run(&["schema"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let definition = envelope(&out);
+    assert_eq!(definition["name"], "Write");
+    assert_eq!(
+        definition["parameters"]["required"],
+        json!(["path", "content"])
+    );
+}
+
+#[test]
+fn limits_are_host_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "--max-content-bytes",
+            "4",
+            "write",
+            "f.txt",
+            "--content",
+            "12345",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        envelope(&out)["text"],
+        "Content is 5 bytes, over the limit of 4 bytes."
+    );
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "--allow-empty",
+            "write",
+            "empty.txt",
+            "--content",
+            "",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(fs::read(dir.path().join("empty.txt")).unwrap(), b"");
+}
+
+/// An OS refusal is `PERMISSION_DENIED`. Root ignores directory modes, so
+/// when the suite runs as root the binary runs as `nobody` instead.
+#[test]
+fn an_os_refusal_is_permission_denied() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("locked");
+    fs::create_dir(&root).unwrap();
+    fs::write(root.join("existing.txt"), "keep\n").unwrap();
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o555)).unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let unprivileged = || {
+        if is_root {
+            let mut cmd = Command::new("setpriv");
+            cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
+            cmd
+        } else {
+            Command::new(BIN)
+        }
+    };
+    let root_arg = root.to_str().unwrap();
+    for path in ["new.txt", "existing.txt", "sub/new.txt"] {
+        let out = run_cmd(
+            unprivileged().args(["--root", root_arg, "write", path, "--content", "x"]),
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(1), "{path}: {out:?}");
+        let env = envelope(&out);
+        assert_eq!(env["error"]["code"], "PERMISSION_DENIED", "{path}: {env}");
+        assert!(
+            env["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("Permission denied"),
+            "{env}"
+        );
+    }
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(
+        fs::read_to_string(root.join("existing.txt")).unwrap(),
+        "keep\n"
+    );
+    assert_eq!(fs::read_dir(&root).unwrap().count(), 1);
+}
