@@ -18,17 +18,7 @@ fn creates_a_file_with_the_seed_text() {
         env.context.params_input,
         json!({"path": "hello.txt", "content": "hi\n"})
     );
-    let s = &env.stats;
-    assert_eq!(
-        (
-            s.bytes_written,
-            s.original_size,
-            s.new_size,
-            s.lines_added,
-            s.lines_removed
-        ),
-        (Some(3), Some(0), Some(3), Some(1), Some(0))
-    );
+    assert_eq!(env.stats.numbers(), (3, 0, 3, 1, 0));
 }
 
 #[test]
@@ -101,14 +91,9 @@ fn names_are_opaque_bytes() {
 
 #[test]
 fn new_files_get_the_usual_mode() {
-    use std::os::unix::fs::PermissionsExt;
     let p = Project::new();
     p.put("m.txt", "x").assert_status("success");
-    let mode = std::fs::metadata(p.path("m.txt"))
-        .unwrap()
-        .permissions()
-        .mode()
-        & 0o777;
+    let mode = p.mode("m.txt");
     assert_eq!(mode & 0o600, 0o600, "owner can read and write: {mode:o}");
     assert_eq!(mode & 0o111, 0, "not executable: {mode:o}");
 }

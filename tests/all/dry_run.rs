@@ -38,17 +38,7 @@ fn a_dry_run_update_changes_nothing() {
     env.assert_status("partial");
     assert_eq!(p.tree(), before);
     assert_eq!(env.text, "[Dry Run] Would update 'f.txt' (+2/-1 lines).");
-    let s = &env.stats;
-    assert_eq!(
-        (
-            s.bytes_written,
-            s.original_size,
-            s.new_size,
-            s.lines_added,
-            s.lines_removed
-        ),
-        (Some(0), Some(8), Some(8), Some(2), Some(1))
-    );
+    assert_eq!(env.stats.numbers(), (0, 8, 8, 2, 1));
     assert_eq!(env.data().operation, "update");
 }
 

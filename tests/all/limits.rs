@@ -5,6 +5,17 @@ use write_tool::{Options, WriteTool};
 
 use crate::support::{Project, decode, tool};
 
+/// 200,000 lines drawing on the same 1,000 values in two different orders:
+/// Myers has to work hard on these.
+fn hard_to_diff() -> (String, String) {
+    let lines = |step: usize| {
+        (0..200_000)
+            .map(|i| format!("{}\n", i * step % 1000))
+            .collect()
+    };
+    (lines(7), lines(11))
+}
+
 fn tool_with(options: Options) -> WriteTool {
     WriteTool::new(options).expect("component compiles")
 }
@@ -106,14 +117,8 @@ fn a_guest_over_its_memory_cap_is_an_execution_error_and_the_host_goes_on() {
 #[test]
 fn a_call_over_its_time_bound_is_stopped_and_the_host_goes_on() {
     let p = Project::new();
-    // Lines that share many values in a different order: Myers has to work
-    // hard, and with a diff deadline far away only the time bound stops it.
-    let old: String = (0..200_000)
-        .map(|i| format!("{}\n", i * 7 % 1000))
-        .collect();
-    let new: String = (0..200_000)
-        .map(|i| format!("{}\n", i * 11 % 1000))
-        .collect();
+    // With a diff deadline far away, only the time bound stops this diff.
+    let (old, new) = hard_to_diff();
     p.write("slow.txt", &old);
     let bounded = tool_with(Options {
         timeout: Duration::from_millis(100),
@@ -137,12 +142,7 @@ fn a_call_over_its_time_bound_is_stopped_and_the_host_goes_on() {
 #[test]
 fn a_pathological_diff_is_cut_short_by_its_deadline() {
     let p = Project::new();
-    let old: String = (0..200_000)
-        .map(|i| format!("{}\n", i * 7 % 1000))
-        .collect();
-    let new: String = (0..200_000)
-        .map(|i| format!("{}\n", i * 11 % 1000))
-        .collect();
+    let (old, new) = hard_to_diff();
     p.write("slow.txt", &old);
     let env = tool().call(
         p.root(),

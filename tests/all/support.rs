@@ -81,6 +81,15 @@ impl Project {
         String::from_utf8(self.read(rel)).expect("utf-8")
     }
 
+    /// Permission bits of something in the root.
+    pub fn mode(&self, rel: &str) -> u32 {
+        fs::metadata(self.path(rel))
+            .expect("stat")
+            .permissions()
+            .mode()
+            & 0o7777
+    }
+
     pub fn exists(&self, rel: &str) -> bool {
         self.path(rel).symlink_metadata().is_ok()
     }
@@ -289,6 +298,22 @@ pub struct Stats {
     pub new_size: Option<u64>,
     pub lines_added: Option<u64>,
     pub lines_removed: Option<u64>,
+}
+
+impl Stats {
+    /// `(bytes_written, original_size, new_size, lines_added, lines_removed)`
+    /// of a non-error envelope.
+    #[track_caller]
+    pub fn numbers(&self) -> (u64, u64, u64, u64, u64) {
+        let get = |v: Option<u64>| v.expect("stats of a non-error envelope");
+        (
+            get(self.bytes_written),
+            get(self.original_size),
+            get(self.new_size),
+            get(self.lines_added),
+            get(self.lines_removed),
+        )
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

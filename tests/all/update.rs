@@ -14,17 +14,7 @@ fn updates_with_the_seed_text_and_counts() {
     let data = env.data();
     assert!(data.applied);
     assert_eq!(data.operation, "update");
-    let s = &env.stats;
-    assert_eq!(
-        (
-            s.bytes_written,
-            s.original_size,
-            s.new_size,
-            s.lines_added,
-            s.lines_removed
-        ),
-        (Some(8), Some(6), Some(8), Some(2), Some(1))
-    );
+    assert_eq!(env.stats.numbers(), (8, 6, 8, 2, 1));
     assert_eq!(p.read_string("src/main.py"), "a\nB\nc\nd\n");
 }
 
@@ -78,11 +68,7 @@ fn permission_bits_are_kept() {
         fs::set_permissions(p.path("script.sh"), fs::Permissions::from_mode(mode)).unwrap();
         p.put("script.sh", &format!("#!/bin/sh\necho {mode:o}\n"))
             .assert_status("success");
-        let got = fs::metadata(p.path("script.sh"))
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o7777;
+        let got = p.mode("script.sh");
         assert_eq!(got, mode, "mode {mode:o} became {got:o}");
     }
 }
@@ -94,25 +80,11 @@ fn permission_bits_are_kept_through_a_link_and_the_typed_export() {
     fs::set_permissions(p.path("bin/tool"), fs::Permissions::from_mode(0o750)).unwrap();
     p.symlink("bin/tool", "tool_link");
     p.put("tool_link", "v2\n").assert_status("success");
-    assert_eq!(
-        fs::metadata(p.path("bin/tool"))
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o7777,
-        0o750
-    );
+    assert_eq!(p.mode("bin/tool"), 0o750);
     let env = crate::support::tool().write(p.root(), "bin/tool", "v3\n", false);
     assert_eq!(env.stats.bytes_written, Some(3));
     assert_eq!(p.read_string("bin/tool"), "v3\n");
-    assert_eq!(
-        fs::metadata(p.path("bin/tool"))
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o7777,
-        0o750
-    );
+    assert_eq!(p.mode("bin/tool"), 0o750);
 }
 
 #[test]
