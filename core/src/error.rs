@@ -93,6 +93,21 @@ impl ToolError {
         )
     }
 
+    /// The resolved path is protected (`.git`, or a host pattern).
+    #[cold]
+    pub fn protected() -> Self {
+        Self::new(ErrorCode::AccessDenied, "Path is protected.")
+    }
+
+    /// The host opened the root read-only.
+    #[cold]
+    pub fn read_only_root() -> Self {
+        Self::new(
+            ErrorCode::PermissionDenied,
+            "Permission denied writing to file: the project root is read-only.",
+        )
+    }
+
     /// The target exists and is a FIFO, socket, device or similar.
     #[cold]
     pub fn not_regular_file() -> Self {

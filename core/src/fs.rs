@@ -12,6 +12,7 @@ use std::fs::{self, File, Metadata, OpenOptions};
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use crate::error::ToolError;
 use crate::path::{MAX_LINKS, RelPath, link_target_segments};
@@ -270,16 +271,59 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 /// (created exclusively), sync it, rename it over the target, then sync the
 /// directory where the platform allows. On failure the temp file is removed
 /// and the target is untouched.
-pub fn write_atomic(target: &Path, content: &[u8]) -> io::Result<()> {
+///
+/// Temp files that a killed writer left in the same directory — names of
+/// the tool's own pattern, regular files, last modified before `started` —
+/// are removed first. A writer still running elsewhere can lose its temp
+/// file to that sweep; it notices when its rename finds nothing and starts
+/// over with a new one.
+pub fn write_atomic(target: &Path, content: &[u8], started: SystemTime) -> io::Result<()> {
     let dir = target.parent().unwrap_or(Path::new("."));
-    let (temp, file) = create_temp(dir)?;
-    let result = fill_and_rename(file, &temp, target, content);
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
+    remove_stale_temps(dir, started);
+    let mut attempt = 0;
+    loop {
+        let (temp, file) = create_temp(dir)?;
+        match fill_and_rename(file, &temp, target, content) {
+            Ok(()) => break,
+            Err(e) => {
+                let _ = fs::remove_file(&temp);
+                attempt += 1;
+                if e.kind() != io::ErrorKind::NotFound || attempt >= 3 {
+                    return Err(e);
+                }
+            }
+        }
     }
-    result?;
     sync_dir(dir);
     Ok(())
+}
+
+/// Whether `name` is one of the tool's temp-file names.
+pub fn is_temp_name(name: &str) -> bool {
+    name.len() == TEMP_PREFIX.len() + 16 + TEMP_SUFFIX.len()
+        && name.starts_with(TEMP_PREFIX)
+        && name.ends_with(TEMP_SUFFIX)
+        && name[TEMP_PREFIX.len()..TEMP_PREFIX.len() + 16]
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+fn remove_stale_temps(dir: &Path, started: SystemTime) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(is_temp_name) {
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.modified().is_ok_and(|t| t < started));
+        if stale {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn fill_and_rename(mut file: File, temp: &Path, target: &Path, content: &[u8]) -> io::Result<()> {
@@ -374,12 +418,40 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("f.txt");
         fs::write(&target, "old").unwrap();
-        write_atomic(&target, b"new").unwrap();
+        write_atomic(&target, b"new", SystemTime::now()).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["f.txt"]);
+    }
+
+    #[test]
+    fn stale_temps_of_the_tools_pattern_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let stale = dir.path().join(".wt-0123456789abcdef.tmp");
+        let lookalike = dir.path().join(".wt-0123456789ABCDEF.tmp");
+        let other = dir.path().join("user.tmp");
+        for path in [&stale, &lookalike, &other] {
+            fs::write(path, "left over").unwrap();
+        }
+        let started = SystemTime::now() + std::time::Duration::from_secs(1);
+        write_atomic(&dir.path().join("f.txt"), b"x", started).unwrap();
+        assert!(!stale.exists());
+        assert!(lookalike.exists() && other.exists());
+        // Temp files newer than the write's start belong to a live writer.
+        let fresh = dir.path().join(".wt-fedcba9876543210.tmp");
+        fs::write(&fresh, "in flight").unwrap();
+        write_atomic(&dir.path().join("f.txt"), b"y", SystemTime::UNIX_EPOCH).unwrap();
+        assert!(fresh.exists());
+    }
+
+    #[test]
+    fn temp_names() {
+        assert!(is_temp_name(".wt-0123456789abcdef.tmp"));
+        assert!(!is_temp_name(".wt-0123456789abcde.tmp"));
+        assert!(!is_temp_name(".wt-0123456789abcdeg.tmp"));
+        assert!(!is_temp_name("x.wt-0123456789abcdef.tmp"));
     }
 }

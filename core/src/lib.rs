@@ -8,7 +8,8 @@
 //! 2. [`path`] applies the lexical rules: no absolute paths, no climbing
 //!    above the root, no control or look-alike characters.
 //! 3. [`fs::resolve`] walks the path under the root, following links that
-//!    stay inside and refusing those that leave.
+//!    stay inside and refusing those that leave; [`protect`] then refuses
+//!    protected places such as `.git`.
 //! 4. [`diff`] compares old and new content into a bounded unified-diff
 //!    preview with whole-diff counts.
 //! 5. [`fs::write_atomic`] creates missing parents and replaces the file
@@ -30,6 +31,7 @@ pub mod error;
 pub mod fs;
 pub mod params;
 pub mod path;
+pub mod protect;
 pub mod tool;
 
 pub use envelope::Envelope;

@@ -1,7 +1,7 @@
 //! One call from request to envelope: validate, resolve, read, diff, write.
 
 use std::path::Path;
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -12,12 +12,13 @@ use crate::error::ToolError;
 use crate::fs::{self, Existing, Resolved, TargetKind};
 use crate::params::{Request, ToolName};
 use crate::path::RelPath;
+use crate::protect::Protection;
 
 /// Default for [`Config::max_content_bytes`]: 16 MiB.
 pub const DEFAULT_MAX_CONTENT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Host-chosen limits and switches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Config {
     /// Largest content accepted, in bytes.
     pub max_content_bytes: u64,
@@ -25,6 +26,11 @@ pub struct Config {
     pub allow_empty: bool,
     /// Preview size and diff deadline.
     pub diff: DiffLimits,
+    /// Paths the tool refuses to write.
+    pub protection: Protection,
+    /// The root is read-only: every write that would proceed is refused
+    /// with `PERMISSION_DENIED` (dry runs still work).
+    pub read_only: bool,
 }
 
 impl Default for Config {
@@ -33,6 +39,8 @@ impl Default for Config {
             max_content_bytes: DEFAULT_MAX_CONTENT_BYTES,
             allow_empty: false,
             diff: DiffLimits::default(),
+            protection: Protection::default(),
+            read_only: false,
         }
     }
 }
@@ -92,10 +100,12 @@ fn execute(
     config: &Config,
     resolved_path: &mut Option<String>,
 ) -> Result<Done, ToolError> {
+    let started = SystemTime::now();
     check_content(&request.content, config)?;
     let rel = RelPath::parse(&request.path)?;
     let resolved = fs::resolve(root, rel)?;
     *resolved_path = Some(resolved.display());
+    config.protection.check(&resolved.names)?;
     let target = fs::join(root, &resolved.names);
 
     let existing = match resolved.kind {
@@ -108,6 +118,9 @@ fn execute(
         })?),
     };
     check_lock(request, existing.as_ref())?;
+    if config.read_only && !request.dry_run {
+        return Err(ToolError::read_only_root());
+    }
 
     let new = request.content.as_bytes();
     let operation = if existing.is_some() {
@@ -149,7 +162,7 @@ fn execute(
     if unchanged {
         return Ok(done);
     }
-    write_target(root, &resolved, &target, new)?;
+    write_target(root, &resolved, &target, new, started)?;
     done.bytes_written = new.len() as u64;
     if resolved.creates_dirs() {
         done.created_dir = resolved.parent_display();
@@ -223,10 +236,11 @@ fn write_target(
     resolved: &Resolved,
     target: &Path,
     content: &[u8],
+    started: SystemTime,
 ) -> Result<(), ToolError> {
     let created = fs::create_parents(root, resolved)
         .map_err(|e| ToolError::from_io(&e, "creating the parent directory"))?;
-    if let Err(e) = fs::write_atomic(target, content) {
+    if let Err(e) = fs::write_atomic(target, content, started) {
         fs::remove_dirs(&created);
         return Err(ToolError::from_io(&e, "writing to file"));
     }

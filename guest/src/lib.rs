@@ -19,6 +19,7 @@ use std::sync::Mutex;
 
 use bindings::exports::write_tool::tool::tool as wit;
 use write_tool_core::envelope::{self, Envelope};
+use write_tool_core::protect::Protection;
 use write_tool_core::{Config, ErrorCode, Request};
 
 /// The project root as the component sees it: the preopen named `.`.
@@ -27,11 +28,15 @@ const ROOT: &str = ".";
 /// Limits set by `configure`; defaults until then.
 static CONFIG: Mutex<Option<Config>> = Mutex::new(None);
 
-fn config() -> Config {
+/// Run `f` with the current configuration.
+fn with_config<R>(f: impl FnOnce(&Config) -> R) -> R {
     let guard = CONFIG
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    guard.unwrap_or_default()
+    match guard.as_ref() {
+        Some(config) => f(config),
+        None => f(&Config::default()),
+    }
 }
 
 /// The exported component.
@@ -39,10 +44,12 @@ fn config() -> Config {
 pub struct Component;
 
 impl wit::Guest for Component {
-    fn configure(config: wit::Config) {
+    fn configure(config: wit::Config) -> Result<(), String> {
         let core = Config {
             max_content_bytes: config.max_content_bytes,
             allow_empty: config.allow_empty,
+            protection: Protection::new(config.default_protect, &config.protect)?,
+            read_only: config.read_only,
             ..Config::default()
         }
         .with_diff_timeout_ms(config.diff_timeout_ms);
@@ -50,15 +57,18 @@ impl wit::Guest for Component {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         *guard = Some(core);
+        Ok(())
     }
 
     fn write(path: String, content: String, dry_run: bool) -> wit::Envelope {
         let request = Request::new(path, content, dry_run);
-        to_wit(write_tool_core::write(Path::new(ROOT), &request, &config()))
+        to_wit(with_config(|config| {
+            write_tool_core::write(Path::new(ROOT), &request, config)
+        }))
     }
 
     fn call(arguments: String) -> String {
-        write_tool_core::call(Path::new(ROOT), &arguments, &config()).to_json()
+        with_config(|config| write_tool_core::call(Path::new(ROOT), &arguments, config)).to_json()
     }
 
     fn definition() -> String {

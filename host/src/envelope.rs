@@ -38,6 +38,12 @@ pub fn status_of(envelope_json: &str) -> Option<Status> {
     }
 }
 
+/// The `INVALID_PARAM` envelope for a request that cannot reach the guest
+/// (not UTF-8, or over the size limit), as JSON.
+pub fn invalid_request(message: &str) -> String {
+    error_json("INVALID_PARAM", message, 0, Value::Object(Map::new()))
+}
+
 /// A host-made error envelope as JSON.
 pub(crate) fn error_json(code: &str, message: &str, time_ms: u64, params_input: Value) -> String {
     json!({

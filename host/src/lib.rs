@@ -68,7 +68,7 @@ pub use bindings::exports::write_tool::tool::tool::{
     Config as GuestConfig, Context, Data, Envelope, ErrorCode, ErrorInfo, Operation, Stats,
     Status as TypedStatus,
 };
-pub use envelope::{Status, status_of};
+pub use envelope::{Status, invalid_request, status_of};
 pub use sandbox::Root;
 
 use bindings::WriteToolPre;
@@ -99,6 +99,13 @@ pub struct Options {
     pub diff_timeout: Duration,
     /// Bytes of guest stderr kept per call (default 64 KiB).
     pub stderr_capacity: usize,
+    /// Refuse `.git` in any letter case, also through links (default true).
+    pub default_protect: bool,
+    /// More protected paths, as globs (see the WIT `config` record).
+    pub protect: Vec<String>,
+    /// Preopen the root read-only: every write is refused with
+    /// `PERMISSION_DENIED` and nothing changes (default false).
+    pub read_only: bool,
 }
 
 impl Default for Options {
@@ -110,6 +117,9 @@ impl Default for Options {
             timeout: Duration::from_secs(30),
             diff_timeout: Duration::from_secs(1),
             stderr_capacity: 64 * 1024,
+            default_protect: true,
+            protect: Vec::new(),
+            read_only: false,
         }
     }
 }
@@ -151,11 +161,13 @@ impl WriteTool {
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         let pre = WriteToolPre::new(linker.instantiate_pre(&component)?)?;
         let ticker = start_ticker(&engine);
-        Ok(WriteTool {
+        let tool = WriteTool {
             pre,
             options,
             ticker,
-        })
+        };
+        tool.check_config()?;
+        Ok(tool)
     }
 
     /// The options every call runs with.
@@ -209,6 +221,17 @@ impl WriteTool {
         }
     }
 
+    /// Let the guest validate the options once, so that a bad `protect`
+    /// pattern is a construction error rather than a failure of every call.
+    fn check_config(&self) -> wasmtime::Result<()> {
+        let mut store = self.store(wasmtime_wasi::WasiCtxBuilder::new().build());
+        let instance = self.pre.instantiate(&mut store)?;
+        instance
+            .write_tool_tool_tool()
+            .call_configure(&mut store, &self.guest_config())?
+            .map_err(wasmtime::Error::msg)
+    }
+
     /// The tool definition JSON (name, description, parameter schema).
     pub fn definition(&self) -> wasmtime::Result<String> {
         // The definition touches no files; an empty temp root is not needed,
@@ -250,12 +273,16 @@ impl WriteTool {
         ) -> wasmtime::Result<R>,
     ) -> Result<R, Failure> {
         let stderr = MemoryOutputPipe::new(self.options.stderr_capacity);
-        let wasi = root.wasi_ctx(stderr).map_err(Failure::Host)?;
+        let wasi = root
+            .wasi_ctx(stderr, self.options.read_only)
+            .map_err(Failure::Host)?;
         let mut store = self.store(wasi);
         let result = (|| {
             let instance = self.pre.instantiate(&mut store)?;
             let guest = instance.write_tool_tool_tool();
-            guest.call_configure(&mut store, self.guest_config())?;
+            guest
+                .call_configure(&mut store, &self.guest_config())?
+                .map_err(wasmtime::Error::msg)?;
             f(guest, &mut store)
         })();
         result.map_err(|err| {
@@ -275,6 +302,9 @@ impl WriteTool {
             allow_empty: self.options.allow_empty,
             diff_timeout_ms: u64::try_from(self.options.diff_timeout.as_millis())
                 .unwrap_or(u64::MAX),
+            default_protect: self.options.default_protect,
+            protect: self.options.protect.clone(),
+            read_only: self.options.read_only,
         }
     }
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use serde_json::{Value, json};
-use write_tool::{Options, Root, Status, WriteTool, status_of};
+use write_tool::{Options, Root, Status, WriteTool, invalid_request, status_of};
 
 /// Exit status for `success` and `partial` envelopes.
 const EXIT_OK: u8 = 0;
@@ -37,6 +37,12 @@ struct Cli {
     #[arg(long, global = true, value_name = "BYTES", default_value_t = Options::default().max_content_bytes)]
     max_content_bytes: u64,
 
+    /// Largest request `call` and `serve` read, in bytes (default: four
+    /// times --max-content-bytes plus 1 MiB, room for JSON escapes). A longer
+    /// request is answered with INVALID_PARAM without being buffered.
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_request_bytes: Option<u64>,
+
     /// Accept empty content (creates or truncates to an empty file).
     #[arg(long, global = true)]
     allow_empty: bool,
@@ -48,6 +54,21 @@ struct Cli {
     /// Cap on the component's memory, in MiB.
     #[arg(long, global = true, value_name = "MIB", default_value_t = 1024)]
     memory_limit_mib: usize,
+
+    /// Protect paths matching this glob (repeatable): a pattern without '/'
+    /// matches any name in the path ('*.pem'), one with '/' matches the path
+    /// or an ancestor ('config/prod').
+    #[arg(long, global = true, value_name = "GLOB")]
+    protect: Vec<String>,
+
+    /// Do not protect '.git' (protected by default, in any letter case).
+    #[arg(long, global = true)]
+    no_default_protect: bool,
+
+    /// Preopen the root read-only: every write is refused with
+    /// PERMISSION_DENIED; dry runs still work.
+    #[arg(long, global = true)]
+    read_only: bool,
 
     #[command(subcommand)]
     command: Command,
@@ -96,14 +117,23 @@ fn run(cli: Cli) -> Result<u8, String> {
         allow_empty: cli.allow_empty,
         memory_limit_bytes: cli.memory_limit_mib.saturating_mul(1024 * 1024),
         timeout: Duration::from_millis(cli.timeout_ms),
+        default_protect: !cli.no_default_protect,
+        protect: cli.protect.clone(),
+        read_only: cli.read_only,
         ..Options::default()
     };
+    let request_limit = usize::try_from(cli.max_request_bytes.unwrap_or_else(|| {
+        options
+            .max_content_bytes
+            .saturating_mul(4)
+            .saturating_add(1 << 20)
+    }))
+    .unwrap_or(usize::MAX);
     let root = match &cli.command {
         Command::Schema => None,
         _ => Some(open_root(cli.root.clone())?),
     };
-    let tool =
-        WriteTool::new(options).map_err(|e| format!("cannot load the tool component: {e}"))?;
+    let tool = WriteTool::new(options).map_err(|e| format!("cannot start the tool: {e}"))?;
     let mut out = io::stdout().lock();
     match (cli.command, root) {
         (Command::Schema, _) => {
@@ -130,17 +160,15 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(exit_code(&envelope))
         }
         (Command::Call, Some(root)) => {
-            let mut input = Vec::new();
-            io::stdin()
-                .read_to_end(&mut input)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
-            let envelope = answer(&tool, &root, input);
+            let request = read_request(&mut io::stdin().lock(), request_limit, false)?
+                .unwrap_or(Request::Complete(Vec::new()));
+            let envelope = answer(&tool, &root, request);
             emit(&mut out, &envelope, cli.pretty)?;
             Ok(exit_code(&envelope))
         }
         (Command::Serve, Some(root)) => {
             // JSON lines: one envelope per line, so never pretty.
-            serve(&tool, &root, io::stdin().lock(), &mut out)?;
+            serve(&tool, &root, io::stdin().lock(), &mut out, request_limit)?;
             Ok(EXIT_OK)
         }
         (_, None) => Err("no root".into()),
@@ -175,25 +203,73 @@ fn read_content(content: Option<String>, file: Option<PathBuf>) -> Result<String
 }
 
 /// One request's envelope. Input that is not UTF-8 cannot reach the guest
-/// (it takes strings), so the host answers it.
-fn answer(tool: &WriteTool, root: &Root, input: Vec<u8>) -> String {
-    match String::from_utf8(input) {
-        Ok(text) => tool.call(root, &text),
-        Err(_) => invalid_utf8_envelope(),
+/// (it takes strings), so the host answers it; so is a request over the
+/// size limit, which is never buffered whole.
+fn answer(tool: &WriteTool, root: &Root, request: Request) -> String {
+    match request {
+        Request::Complete(input) => match String::from_utf8(input) {
+            Ok(text) => tool.call(root, &text),
+            Err(_) => invalid_request("Invalid JSON arguments: input is not valid UTF-8."),
+        },
+        Request::TooLong(limit) => invalid_request(&format!(
+            "Request is over the limit of {limit} bytes; it was not read."
+        )),
     }
 }
 
-fn invalid_utf8_envelope() -> String {
-    let message = "Invalid JSON arguments: input is not valid UTF-8.";
-    json!({
-        "status": "error",
-        "data": null,
-        "text": message,
-        "stats": { "time_ms": 0 },
-        "context": { "cwd": ".", "params_input": {}, "path_resolved": null },
-        "error": { "code": "INVALID_PARAM", "message": message },
-    })
-    .to_string()
+/// A request as read from stdin.
+enum Request {
+    Complete(Vec<u8>),
+    /// Longer than the limit (given): skipped, not buffered.
+    TooLong(usize),
+}
+
+/// Read up to and excluding the next `\n` (or end of input), keeping at most
+/// `limit` bytes. `None` at end of input.
+fn read_request(
+    input: &mut impl BufRead,
+    limit: usize,
+    until_newline: bool,
+) -> Result<Option<Request>, String> {
+    let mut buffer = Vec::new();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = input
+            .fill_buf()
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (take, done) = match until_newline
+            .then(|| chunk.iter().position(|&b| b == b'\n'))
+            .flatten()
+        {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long && buffer.len() + take <= limit {
+            buffer.extend_from_slice(&chunk[..take]);
+        } else {
+            too_long = true;
+            buffer = Vec::new();
+        }
+        input.consume(if done { take + 1 } else { take });
+        if done {
+            break;
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    if too_long {
+        return Ok(Some(Request::TooLong(limit)));
+    }
+    if until_newline && buffer.last() == Some(&b'\r') {
+        buffer.pop();
+    }
+    Ok(Some(Request::Complete(buffer)))
 }
 
 /// JSON lines: one request per line in, one envelope per line out. A bad
@@ -204,25 +280,13 @@ fn serve(
     root: &Root,
     mut input: impl BufRead,
     out: &mut impl Write,
+    limit: usize,
 ) -> Result<(), String> {
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = input
-            .read_until(b'\n', &mut line)
-            .map_err(|e| format!("cannot read stdin: {e}"))?;
-        if read == 0 {
-            return Ok(());
-        }
-        if line.last() == Some(&b'\n') {
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-        }
-        let envelope = answer(tool, root, std::mem::take(&mut line));
+    while let Some(request) = read_request(&mut input, limit, true)? {
+        let envelope = answer(tool, root, request);
         emit(out, &envelope, false)?;
     }
+    Ok(())
 }
 
 fn emit(out: &mut impl Write, json: &str, pretty: bool) -> Result<(), String> {

@@ -58,12 +58,21 @@ impl Root {
     ///
     /// wasmtime-wasi 48's builder takes a host path, not an open `Dir`, so it
     /// opens the canonical path that [`Root::open`] recorded.
-    pub(crate) fn wasi_ctx(&self, stderr: MemoryOutputPipe) -> wasmtime::Result<WasiCtx> {
+    pub(crate) fn wasi_ctx(
+        &self,
+        stderr: MemoryOutputPipe,
+        read_only: bool,
+    ) -> wasmtime::Result<WasiCtx> {
         let mut builder = WasiCtxBuilder::new();
         // Must precede `preopened_dir`, which captures it. The host is
         // synchronous, so blocking file I/O on this thread is what we want.
         builder.allow_blocking_current_thread(true);
-        builder.preopened_dir(&self.path, ".", FsPerms::ReadWrite)?;
+        let perms = if read_only {
+            FsPerms::ReadOnly
+        } else {
+            FsPerms::ReadWrite
+        };
+        builder.preopened_dir(&self.path, ".", perms)?;
         builder.stderr(stderr);
         builder
             .allow_tcp(false)
