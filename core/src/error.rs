@@ -167,6 +167,9 @@ impl ToolError {
             K::IsADirectory => Self::is_directory(),
             K::NotADirectory => Self::parent_not_directory(),
             K::InvalidFilename => Self::invalid_param("The file system refused the file name."),
+            K::NotFound => Self::execution(format!(
+                "A directory on the path was removed or replaced while {doing}; nothing was written."
+            )),
             _ => Self::execution(format!("I/O error while {doing}.")),
         }
     }

@@ -3,6 +3,8 @@
 
 mod support;
 
+/// Hostile paths by class, with the sandbox invariants checked for each.
+mod attack;
 /// Creating files: texts, parents, counts.
 mod create;
 /// The diff preview: format, patch round trips, limits, whole counts.
@@ -15,6 +17,8 @@ mod errors;
 mod escape;
 /// Host limits: content size, memory cap, time bound.
 mod limits;
+/// Another thread swaps parts of the path for outward links mid-write.
+mod race;
 /// Replacing files: identity, permission bits, hard links, no-ops.
 mod update;
 /// The typed `write` export and `definition`.

@@ -138,6 +138,18 @@ impl Tree {
         Tree(entries)
     }
 
+    /// The same snapshot without the entries below `prefix` (relative to
+    /// the snapshot's base), for comparing what lies outside the root.
+    pub fn without(&self, prefix: &str) -> Tree {
+        Tree(
+            self.0
+                .iter()
+                .filter(|(p, _)| !p.starts_with(prefix))
+                .map(|(p, e)| (p.clone(), e.clone()))
+                .collect(),
+        )
+    }
+
     /// Names of temp files the tool may have left.
     pub fn temp_files(&self) -> Vec<&PathBuf> {
         self.0

@@ -1,0 +1,301 @@
+//! The attack suite: hostile paths by class, each run twice (dry run and
+//! real) against a fresh project surrounded by canaries, with the same
+//! invariants checked every time:
+//!
+//! - nothing outside the root is created, changed or removed (canaries in
+//!   the parent, in sibling directories whose names extend the root's name,
+//!   and in an outside directory, compared by bytes, mtime, mode and inode);
+//! - on a refusal nothing inside the root changes either, and no temp file
+//!   remains;
+//! - the call returns promptly;
+//! - the text never reveals outside paths or link targets;
+//! - a dry run gives the same code as the real call.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::Project;
+
+/// What a case must do.
+#[derive(Debug, Clone, Copy)]
+enum Want {
+    /// Succeed, writing this root-relative file.
+    Write(&'static str),
+    /// Be refused with this code.
+    Refuse(&'static str),
+}
+use Want::{Refuse, Write};
+
+const ACCESS: Want = Refuse("ACCESS_DENIED");
+const INVALID: Want = Refuse("INVALID_PARAM");
+const IS_DIR: Want = Refuse("IS_DIRECTORY");
+
+/// Words that must never appear in a message: names and link targets from
+/// outside the root.
+const SECRETS: &[&str] = &[
+    "outside",
+    "secret",
+    "root-evil",
+    "rootX",
+    "canary",
+    "/tmp",
+    "/etc",
+    "hard.txt",
+];
+
+fn fixture() -> Project {
+    let p = Project::new();
+    let base = p.base().to_path_buf();
+    for sibling in ["root-evil", "rootX"] {
+        std::fs::create_dir(base.join(sibling)).expect("sibling");
+        std::fs::write(base.join(sibling).join("canary.txt"), "sibling canary\n").expect("canary");
+    }
+    std::fs::write(base.join("outside/hard.txt"), "outside hard link\n").expect("outside file");
+    p.mkdir("real/sub");
+    p.mkdir(".git/hooks");
+    p.write(".git/config", "[core]\n");
+    p.write("file.txt", "a file\n");
+    std::fs::hard_link(base.join("outside/hard.txt"), p.path("hardlink.txt")).expect("hard link");
+    let links: &[(&str, &str)] = &[
+        ("in_dir", "real"),
+        ("in_chain", "in_dir"),
+        ("in_up", "real/../real/sub"),
+        ("to_root", "."),
+        ("to_parent", ".."),
+        ("out_file", "../outside/secret.txt"),
+        ("out_dir", "../outside"),
+        ("out_dangling", "../outside/new.txt"),
+        ("out_chain", "in_chain/../out_dir"),
+        ("out_chain2", "out_dir"),
+        ("out_abs_tmp", "/tmp"),
+        ("out_abs_etc", "/etc/passwd"),
+        ("out_and_back", "../root/real"),
+        ("out_deep_climb", "real/sub/../../../outside"),
+        ("evil", "../root-evil"),
+        ("evilx", "../rootX/canary.txt"),
+        ("loop_self", "loop_self"),
+        ("loop_a", "loop_b"),
+        ("loop_b", "loop_a"),
+        ("git_link", ".git"),
+        ("hook_link", ".GIT/hooks/post-checkout"),
+        ("real/sub/up_out", "../../../outside"),
+        ("real/sub/up_in", "../../real"),
+    ];
+    for (name, target) in links {
+        p.symlink(target, name);
+    }
+    p
+}
+
+fn cases() -> Vec<(String, Want)> {
+    let fixed: &[(&str, Want)] = &[
+        // Traversal.
+        ("..", ACCESS),
+        ("../", ACCESS),
+        ("../x.txt", ACCESS),
+        ("../../x.txt", ACCESS),
+        ("a/../../x.txt", ACCESS),
+        ("./../x.txt", ACCESS),
+        ("../root/x.txt", ACCESS),
+        ("x/../../root/x.txt", ACCESS),
+        ("real/sub/../../../x.txt", ACCESS),
+        ("real/./../../x.txt", ACCESS),
+        ("a/b/c/../../../../x.txt", ACCESS),
+        ("a/../b/../x.txt", Write("x.txt")),
+        // Absolute and Windows-style forms.
+        ("/x.txt", INVALID),
+        ("/", INVALID),
+        ("//x.txt", INVALID),
+        ("///etc/passwd", INVALID),
+        ("C:/x.txt", INVALID),
+        ("C:\\x.txt", INVALID),
+        ("c:", INVALID),
+        ("\\\\server\\share\\x.txt", INVALID),
+        ("//server/share/x.txt", INVALID),
+        ("\\x.txt", INVALID),
+        // Separators and control characters.
+        ("a\0b", INVALID),
+        ("\0", INVALID),
+        ("x.txt\0.png", INVALID),
+        ("a\nb", INVALID),
+        ("a\rb", INVALID),
+        ("a\tb", INVALID),
+        ("\u{1b}[31mred", INVALID),
+        ("a\u{7f}", INVALID),
+        ("a\u{85}b", INVALID),
+        ("a\u{9b}b", INVALID),
+        ("..\\..\\x.txt", INVALID),
+        ("a/b\\c", INVALID),
+        ("trailing space ", Write("trailing space ")),
+        // Unicode oddities: look-alikes are plain names; invisible and
+        // direction-changing characters are refused.
+        ("caf\u{e9}.txt", Write("caf\u{e9}.txt")),
+        ("cafe\u{301}.txt", Write("cafe\u{301}.txt")),
+        ("\u{ff0e}\u{ff0e}/x.txt", Write("\u{ff0e}\u{ff0e}/x.txt")),
+        ("\u{2024}\u{2024}/x.txt", Write("\u{2024}\u{2024}/x.txt")),
+        ("\u{2215}etc\u{2215}x", Write("\u{2215}etc\u{2215}x")),
+        ("\u{200b}x.txt", INVALID),
+        ("x\u{200c}.txt", INVALID),
+        ("x\u{200d}.txt", INVALID),
+        ("\u{2060}x.txt", INVALID),
+        ("\u{feff}x.txt", INVALID),
+        ("evil\u{202e}txt.sh", INVALID),
+        ("\u{202a}x", INVALID),
+        ("\u{2066}x\u{2069}", INVALID),
+        ("..\u{200b}/x.txt", INVALID),
+        // Symlinks.
+        ("in_dir/f.txt", Write("real/f.txt")),
+        ("in_chain/f.txt", Write("real/f.txt")),
+        ("in_up/f.txt", Write("real/sub/f.txt")),
+        ("real/sub/up_in/f.txt", Write("real/f.txt")),
+        ("to_root", IS_DIR),
+        ("to_root/f.txt", Write("f.txt")),
+        ("to_parent/x.txt", ACCESS),
+        ("out_file", ACCESS),
+        ("out_dir/x.txt", ACCESS),
+        ("out_dir/secret.txt", ACCESS),
+        ("out_dangling", ACCESS),
+        ("out_chain/x.txt", ACCESS),
+        ("out_chain2/x.txt", ACCESS),
+        ("out_abs_tmp/x.txt", ACCESS),
+        ("out_abs_etc", ACCESS),
+        ("out_and_back/x.txt", ACCESS),
+        ("out_deep_climb/x.txt", ACCESS),
+        ("real/sub/up_out/x.txt", ACCESS),
+        ("loop_self", ACCESS),
+        ("loop_a/x.txt", ACCESS),
+        ("in_dir/../out_dir/x.txt", ACCESS),
+        // Siblings whose names extend the root's name.
+        ("../root-evil/canary.txt", ACCESS),
+        ("../rootX/x.txt", ACCESS),
+        ("evil/canary.txt", ACCESS),
+        ("evilx", ACCESS),
+        // Hard link to an outside file: the write splits it off.
+        ("hardlink.txt", Write("hardlink.txt")),
+        // Protected paths.
+        (".git/config", ACCESS),
+        (".git", ACCESS),
+        (".GIT/config", ACCESS),
+        (".Git/hooks/pre-commit", ACCESS),
+        ("sub/.git/config", ACCESS),
+        ("git_link/config", ACCESS),
+        ("git_link", ACCESS),
+        ("hook_link", ACCESS),
+        (".git/../ok.txt", Write("ok.txt")),
+        (
+            ".github/workflows/ci.yml",
+            Write(".github/workflows/ci.yml"),
+        ),
+        // Directories and non-directory parents.
+        (".", IS_DIR),
+        ("real", IS_DIR),
+        ("real/", IS_DIR),
+        ("new_dir/", IS_DIR),
+        ("file.txt/x.txt", INVALID),
+        ("", INVALID),
+    ];
+    let mut all: Vec<(String, Want)> = fixed.iter().map(|(p, w)| ((*p).to_owned(), *w)).collect();
+    // Very long names and paths.
+    all.push(("n".repeat(255), Write(leak("n".repeat(255)))));
+    all.push(("n".repeat(256), INVALID));
+    all.push(("\u{e9}".repeat(128), INVALID));
+    all.push((vec!["d"; 2049].join("/"), INVALID));
+    let deep = format!("{}/f.txt", vec!["d"; 100].join("/"));
+    all.push((deep.clone(), Write(leak(deep))));
+    all
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+#[test]
+fn attack_suite() {
+    let cases = cases();
+    assert!(cases.len() >= 80, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    for (path, want) in &cases {
+        let mut codes = Vec::new();
+        for dry_run in [true, false] {
+            let p = fixture();
+            let before = p.tree();
+            let start = Instant::now();
+            let env = p.call(json!({"path": path, "content": "attack\n", "dry_run": dry_run}));
+            let elapsed = start.elapsed();
+            let after = p.tree();
+            let mut check = |ok: bool, what: &str| {
+                if !ok {
+                    failures.push(format!(
+                        "{path:?} (dry_run={dry_run}): {what}: {}",
+                        env.text
+                    ));
+                }
+            };
+            check(elapsed < Duration::from_secs(20), "did not return promptly");
+            check(
+                after.without("root") == before.without("root"),
+                "changed something outside the root",
+            );
+            check(after.temp_files().is_empty(), "left a temp file");
+            let base = p.base().to_string_lossy().into_owned();
+            check(
+                !SECRETS
+                    .iter()
+                    .chain([&base.as_str()])
+                    .any(|s| env.text.contains(s)),
+                "message reveals the outside",
+            );
+            codes.push(env.code().map(str::to_owned));
+            match want {
+                Write(resolved) => {
+                    check(env.code().is_none(), "was refused");
+                    check(
+                        env.context.path_resolved.as_deref() == Some(resolved),
+                        "resolved elsewhere",
+                    );
+                    if dry_run {
+                        check(after == before, "dry run changed the disk");
+                    } else {
+                        check(
+                            p.exists(resolved) && p.read(resolved) == b"attack\n",
+                            "content not written",
+                        );
+                    }
+                }
+                Refuse(code) => {
+                    check(
+                        env.code() == Some(code),
+                        &format!("expected {code}, got {:?}", env.code()),
+                    );
+                    check(after == before, "a refusal changed the disk");
+                }
+            }
+        }
+        if codes[0] != codes[1] {
+            failures.push(format!(
+                "{path:?}: dry run gave {:?}, real call {:?}",
+                codes[0], codes[1]
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn the_outside_end_of_a_hard_link_keeps_its_content() {
+    let p = fixture();
+    let env = p.put("hardlink.txt", "inside only\n");
+    env.assert_status("success");
+    assert!(env.text.contains("other hard links"), "{}", env.text);
+    assert_eq!(
+        std::fs::read_to_string(p.base().join("outside/hard.txt")).unwrap(),
+        "outside hard link\n"
+    );
+    assert_eq!(p.read_string("hardlink.txt"), "inside only\n");
+}
