@@ -10,9 +10,9 @@
 use std::collections::VecDeque;
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::hash::{BuildHasher, Hasher};
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::error::ToolError;
 use crate::path::{MAX_LINKS, RelPath, link_target_segments};
@@ -223,6 +223,49 @@ fn link_count(file: &File, _meta: &Metadata) -> u64 {
     u64::from(unsafe { st.assume_init() }.st_nlink)
 }
 
+/// Positional writes: on WASI they are `descriptor.write`, which reports
+/// the file-system error (`no space`, `file too large`, `quota`) where a
+/// stream write collapses every failure into a generic I/O error.
+#[cfg(unix)]
+fn write_all_at(file: &File, content: &[u8]) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, content, 0)
+}
+
+/// `std::os::wasi::fs::FileExt` is unstable, so ask wasi-libc directly.
+#[cfg(target_os = "wasi")]
+#[allow(
+    unsafe_code,
+    reason = "pwrite on a descriptor we own, from a live slice"
+)]
+fn write_all_at(file: &File, content: &[u8]) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mut written = 0usize;
+    while written < content.len() {
+        let rest = &content[written..];
+        let offset = libc::off_t::try_from(written)
+            .map_err(|_| io::Error::from(io::ErrorKind::FileTooLarge))?;
+        // SAFETY: `rest` is a live, initialised slice of `rest.len()` bytes
+        // and `file` keeps the descriptor open for the call.
+        let n = unsafe { libc::pwrite(file.as_raw_fd(), rest.as_ptr().cast(), rest.len(), offset) };
+        match n {
+            n if n > 0 => written += n.unsigned_abs(),
+            0 => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            _ => {
+                let err = io::Error::last_os_error();
+                if err.kind() != io::ErrorKind::Interrupted {
+                    return Err(err);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(any(unix, target_os = "wasi")))]
+fn write_all_at(mut file: &File, content: &[u8]) -> io::Result<()> {
+    io::Write::write_all(&mut file, content)
+}
+
 #[cfg(not(any(unix, target_os = "wasi")))]
 fn link_count(_file: &File, _meta: &Metadata) -> u64 {
     1
@@ -273,10 +316,12 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 /// and the target is untouched.
 ///
 /// Temp files that a killed writer left in the same directory — names of
-/// the tool's own pattern, regular files, last modified before `started` —
-/// are removed first. A writer still running elsewhere can lose its temp
-/// file to that sweep; it notices when its rename finds nothing and starts
-/// over with a new one.
+/// the tool's own pattern, regular files, last modified more than
+/// [`STALE_TEMP_AGE`] before `started` — are removed first. The margin keeps
+/// the sweep off the temp files of writers still running beside this one
+/// (between its last `write` and its rename, a live writer only syncs). A
+/// writer that loses its temp file all the same (a sync slower than the
+/// margin) notices when its rename finds nothing and starts over.
 pub fn write_atomic(target: &Path, content: &[u8], started: SystemTime) -> io::Result<()> {
     let dir = target.parent().unwrap_or(Path::new("."));
     remove_stale_temps(dir, started);
@@ -288,7 +333,7 @@ pub fn write_atomic(target: &Path, content: &[u8], started: SystemTime) -> io::R
             Err(e) => {
                 let _ = fs::remove_file(&temp);
                 attempt += 1;
-                if e.kind() != io::ErrorKind::NotFound || attempt >= 3 {
+                if e.kind() != io::ErrorKind::NotFound || attempt >= 8 {
                     return Err(e);
                 }
             }
@@ -308,7 +353,14 @@ pub fn is_temp_name(name: &str) -> bool {
             .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// How much older than a write's start a temp file must be for the write to
+/// sweep it away.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(1);
+
 fn remove_stale_temps(dir: &Path, started: SystemTime) {
+    let Some(cutoff) = started.checked_sub(STALE_TEMP_AGE) else {
+        return;
+    };
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -319,15 +371,15 @@ fn remove_stale_temps(dir: &Path, started: SystemTime) {
         }
         let stale = entry
             .metadata()
-            .is_ok_and(|m| m.is_file() && m.modified().is_ok_and(|t| t < started));
+            .is_ok_and(|m| m.is_file() && m.modified().is_ok_and(|t| t < cutoff));
         if stale {
             let _ = fs::remove_file(entry.path());
         }
     }
 }
 
-fn fill_and_rename(mut file: File, temp: &Path, target: &Path, content: &[u8]) -> io::Result<()> {
-    file.write_all(content)?;
+fn fill_and_rename(file: File, temp: &Path, target: &Path, content: &[u8]) -> io::Result<()> {
+    write_all_at(&file, content)?;
     file.sync_all()?;
     drop(file);
     fs::rename(temp, target)
@@ -436,14 +488,14 @@ mod tests {
         for path in [&stale, &lookalike, &other] {
             fs::write(path, "left over").unwrap();
         }
-        let started = SystemTime::now() + std::time::Duration::from_secs(1);
+        let started = SystemTime::now() + STALE_TEMP_AGE + Duration::from_secs(1);
         write_atomic(&dir.path().join("f.txt"), b"x", started).unwrap();
         assert!(!stale.exists());
         assert!(lookalike.exists() && other.exists());
-        // Temp files newer than the write's start belong to a live writer.
+        // Temp files about as new as the write belong to a live writer.
         let fresh = dir.path().join(".wt-fedcba9876543210.tmp");
         fs::write(&fresh, "in flight").unwrap();
-        write_atomic(&dir.path().join("f.txt"), b"y", SystemTime::UNIX_EPOCH).unwrap();
+        write_atomic(&dir.path().join("f.txt"), b"y", SystemTime::now()).unwrap();
         assert!(fresh.exists());
     }
 

@@ -5,6 +5,8 @@ mod support;
 
 /// Hostile paths by class, with the sandbox invariants checked for each.
 mod attack;
+/// Many threads through one host.
+mod concurrency;
 /// Creating files: texts, parents, counts.
 mod create;
 /// The diff preview: format, patch round trips, limits, whole counts.

@@ -1,0 +1,373 @@
+use std::collections::hash_map::RandomState;
+use std::fs;
+use std::hash::BuildHasher;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{Value, json};
+
+use crate::{BIN, envelope, root_arg, run};
+
+/// Names of the tool's temp files in `dir` (not recursive).
+fn temp_files(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .expect("read_dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".wt-") && n.ends_with(".tmp"))
+        .collect()
+}
+
+/// A `write-tool serve` process with line-oriented access.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        Server::start_with(Command::new(BIN).args(args).arg("serve"))
+    }
+
+    fn start_with(command: &mut Command) -> Server {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn serve");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Server {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send(&mut self, request: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{request}").expect("send");
+        stdin.flush().expect("flush");
+    }
+
+    fn receive(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("read envelope");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not an envelope ({e}): {line:?}"))
+    }
+
+    fn call(&mut self, request: &Value) -> Value {
+        self.send(request);
+        self.receive()
+    }
+
+    /// Resident set size of the server, in KiB.
+    fn rss_kib(&self) -> u64 {
+        let status =
+            fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .expect("VmRSS")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A large file's two versions, differing in a few lines so that the diff
+/// is quick and the time goes into writing.
+fn versions() -> (String, String) {
+    let old: String = (0..200_000)
+        .map(|i| format!("line {i:>8} of the large file\n"))
+        .collect();
+    let new = old
+        .replace("line    10000 ", "LINE    10000 ")
+        .replace("line   150000 ", "LINE   150000 ");
+    (old, new)
+}
+
+#[test]
+fn a_killed_writer_leaves_exactly_the_old_or_the_new_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let (old, new) = versions();
+    let target = dir.path().join("big.txt");
+    fs::write(&target, &old).unwrap();
+
+    // One uninterrupted replace tells how long a replace takes here.
+    let mut server = Server::start(&["--root", &root]);
+    let start = Instant::now();
+    let env = server.call(&json!({"path": "big.txt", "content": new}));
+    let full = start.elapsed();
+    assert_eq!(env["status"], "success", "{env}");
+    drop(server);
+
+    let random = RandomState::new();
+    let mut contents = [&old, &new].into_iter().cycle();
+    for round in 0..12u64 {
+        let next = contents.next().unwrap();
+        let mut server = Server::start(&["--root", &root]);
+        // A small call first: once it is answered the component is compiled
+        // and the next request goes straight to work.
+        let warm = server.call(&json!({"path": "warm.txt", "content": format!("{round}\n")}));
+        assert_eq!(warm["status"], "success");
+        server.send(&json!({"path": "big.txt", "content": next}));
+        // Kill at a random point within (and a little past) a replace.
+        let span = u64::try_from(full.as_micros() * 3 / 2).unwrap().max(1);
+        std::thread::sleep(Duration::from_micros(random.hash_one(round) % span));
+        server.child.kill().unwrap();
+        server.child.wait().unwrap();
+        let now = fs::read(&target).unwrap();
+        assert!(
+            now == old.as_bytes() || now == new.as_bytes(),
+            "round {round}: {} bytes that are neither version",
+            now.len()
+        );
+    }
+
+    // A later write to the directory sweeps what the killed writers left,
+    // once it is older than the sweep's margin (one second).
+    let newest = temp_files(dir.path())
+        .iter()
+        .filter_map(|n| fs::metadata(dir.path().join(n)).ok()?.modified().ok())
+        .max();
+    if let Some(newest) = newest {
+        while SystemTime::now() < newest + Duration::from_millis(1100) {
+            std::thread::yield_now();
+        }
+    }
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "write",
+            "after.txt",
+            "--content",
+            "after\n",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(temp_files(dir.path()), Vec::<String>::new());
+    let now = fs::read(&target).unwrap();
+    assert!(now == old.as_bytes() || now == new.as_bytes());
+}
+
+#[test]
+fn a_write_cut_short_by_the_file_size_limit_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    fs::write(dir.path().join("f.txt"), "original\n").unwrap();
+    // SIGXFSZ ignored (inherited through exec), so that write(2) past the
+    // limit fails with EFBIG instead of killing the process.
+    let mut server = Server::start_with(Command::new("sh").args([
+        "-c",
+        "trap '' XFSZ; exec \"$0\" \"$@\"",
+        BIN,
+        "--root",
+        &root,
+        "serve",
+    ]));
+    // wasmtime itself needs file-backed memory while it starts, so the
+    // limit goes on once the server is up.
+    assert_eq!(
+        server.call(&json!({"path": "warm.txt", "content": "w\n"}))["status"],
+        "success"
+    );
+    let limited = Command::new("prlimit")
+        .args([
+            &format!("--pid={}", server.child.id()),
+            "--fsize=51200:51200",
+        ])
+        .status()
+        .expect("prlimit");
+    assert!(limited.success());
+    let env = server.call(&json!({"path": "f.txt", "content": "y".repeat(1 << 20)}));
+    assert_eq!(env["error"]["code"], "EXECUTION_ERROR", "{env}");
+    assert_eq!(
+        env["text"],
+        "File too large for the file system while writing to file."
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+        "original\n"
+    );
+    assert_eq!(temp_files(dir.path()), Vec::<String>::new());
+    // Small writes still fit under the limit: the server goes on.
+    assert_eq!(
+        server.call(&json!({"path": "small.txt", "content": "s\n"}))["status"],
+        "success"
+    );
+}
+
+#[test]
+fn a_read_only_root_refuses_every_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    fs::write(dir.path().join("f.txt"), "original\n").unwrap();
+    let mut server = Server::start(&["--root", &root, "--read-only"]);
+    for request in [
+        json!({"path": "f.txt", "content": "changed\n"}),
+        json!({"path": "new.txt", "content": "new\n"}),
+        json!({"path": "deep/new.txt", "content": "new\n"}),
+    ] {
+        let env = server.call(&request);
+        assert_eq!(env["error"]["code"], "PERMISSION_DENIED", "{env}");
+    }
+    let dry = server.call(&json!({"path": "f.txt", "content": "changed\n", "dry_run": true}));
+    assert_eq!(dry["status"], "partial");
+    assert_eq!(dry["stats"]["lines_added"], 1);
+    drop(server);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+        "original\n"
+    );
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn protected_paths_follow_the_host_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "write",
+            ".git/hooks/pre-commit",
+            "--content",
+            "evil",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(envelope(&out)["text"], "Path is protected.");
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "--protect",
+            "*.pem",
+            "write",
+            "keys/server.pem",
+            "--content",
+            "k",
+        ],
+        b"",
+    );
+    assert_eq!(envelope(&out)["error"]["code"], "ACCESS_DENIED");
+    assert!(!dir.path().join("keys").exists());
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "--no-default-protect",
+            "write",
+            ".git/info",
+            "--content",
+            "ok\n",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(!dir.path().join(".git/hooks/pre-commit").exists());
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "--protect",
+            "[",
+            "write",
+            "x",
+            "--content",
+            "x",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn serve_survives_hostile_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let huge = json!({"path": "huge.txt", "content": "h".repeat(100 << 20)}).to_string();
+    let mut input = Vec::new();
+    for line in [
+        &b"{not json"[..],
+        b"\xff\xfe\xfd",
+        huge.as_bytes(),
+        b"",
+        b"[]",
+        b"{\"path\": 1}",
+    ] {
+        input.extend_from_slice(line);
+        input.push(b'\n');
+    }
+    input.extend_from_slice(
+        json!({"path": "ok.txt", "content": "still serving\n"})
+            .to_string()
+            .as_bytes(),
+    );
+    input.push(b'\n');
+    let out = run(&["--root", &root, "serve"], &input);
+    assert_eq!(out.status.code(), Some(0));
+    let envelopes: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(envelopes.len(), 7);
+    for env in &envelopes[..6] {
+        assert_eq!(env["error"]["code"], "INVALID_PARAM", "{env}");
+    }
+    assert!(
+        envelopes[2]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Request is over the limit of")
+    );
+    assert_eq!(envelopes[6]["status"], "success");
+    assert!(!dir.path().join("huge.txt").exists());
+}
+
+/// A long `serve` session does not grow the host: resident memory after
+/// many calls stays within a small constant of what it was early on. CI
+/// runs 3,000 calls; `WRITE_TOOL_SOAK_CALLS` asks for more.
+#[test]
+fn serve_memory_stays_flat() {
+    let calls: usize = std::env::var("WRITE_TOOL_SOAK_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3_000);
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let mut server = Server::start(&["--root", &root]);
+    let request = |i: usize| json!({"path": format!("soak/{}.txt", i % 16), "content": format!("call {i}\n").repeat(1 + i % 50)});
+    let warmup = 300.min(calls / 2);
+    for i in 0..warmup {
+        assert_ne!(server.call(&request(i))["status"], "error");
+    }
+    let early = server.rss_kib();
+    for i in warmup..calls {
+        assert_ne!(server.call(&request(i))["status"], "error");
+    }
+    let late = server.rss_kib();
+    eprintln!("serve RSS after {warmup} calls: {early} KiB; after {calls} calls: {late} KiB");
+    assert!(
+        late <= early + 16 * 1024,
+        "RSS grew from {early} KiB to {late} KiB over {calls} calls"
+    );
+}

@@ -1,0 +1,51 @@
+//! The `write-tool` binary as scripts drive it: stdout holds only
+//! envelopes, exit codes follow SPEC §8.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// The commands, their exit codes and their input forms.
+mod basic;
+/// Crashes, full disks, read-only roots, protected paths, hostile input and
+/// a long-running `serve`.
+mod hardening;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_write-tool");
+
+pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    run_cmd(Command::new(BIN).args(args), stdin)
+}
+
+pub fn run_cmd(cmd: &mut Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn write-tool");
+    // Feed stdin from a thread so that a large input cannot deadlock
+    // against a full stdout pipe.
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let output = child.wait_with_output().expect("wait");
+    feeder.join().expect("feeder");
+    output
+}
+
+/// The one envelope on stdout.
+pub fn envelope(output: &Output) -> Value {
+    let stdout = String::from_utf8(output.stdout.clone()).expect("utf-8 stdout");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "exactly one line on stdout: {stdout:?}");
+    serde_json::from_str(lines[0]).expect("stdout is an envelope")
+}
+
+pub fn root_arg(dir: &Path) -> String {
+    dir.to_str().expect("utf-8 temp path").to_owned()
+}
