@@ -173,7 +173,12 @@ mod tests {
         let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
         let mut out = String::new();
         let mut at = 0usize;
-        let mut lines = patch.lines().skip(2).peekable();
+        // Not `lines()`: it would also eat a `\r` that belongs to the text.
+        let mut lines = patch
+            .split_inclusive('\n')
+            .map(|l| l.strip_suffix('\n').unwrap_or(l))
+            .skip(2)
+            .peekable();
         while let Some(header) = lines.next() {
             let old_start: usize = header
                 .trim_start_matches("@@ -")
@@ -329,6 +334,51 @@ mod tests {
             .count();
         assert_eq!(added as u64, s.lines_added);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// The untruncated preview applied to the old content gives the new
+        /// content, and the counts match the diff's `+` and `-` lines.
+        #[test]
+        fn preview_round_trips_and_counts_match(
+            old in proptest::collection::vec(proptest::sample::select(LINES.to_vec()), 0..40),
+            new in proptest::collection::vec(proptest::sample::select(LINES.to_vec()), 0..40),
+            old_final_newline: bool,
+            new_final_newline: bool,
+        ) {
+            let join = |lines: &[&str], final_newline: bool| {
+                let mut text = lines.join("\n");
+                if final_newline && !text.is_empty() {
+                    text.push('\n');
+                }
+                text
+            };
+            let (old, new) = (join(&old, old_final_newline), join(&new, new_final_newline));
+            let unlimited = DiffLimits { max_lines: usize::MAX, max_bytes: usize::MAX, ..DiffLimits::default() };
+            let s = diff(&old, &new, "p.txt", &unlimited);
+            proptest::prop_assert!(!s.truncated);
+            proptest::prop_assert_eq!(apply(&old, &s.preview), new);
+            let body = s.preview.lines().skip(2);
+            let added = body.clone().filter(|l| l.starts_with('+')).count() as u64;
+            let removed = body.filter(|l| l.starts_with('-')).count() as u64;
+            proptest::prop_assert_eq!((added, removed), (s.lines_added, s.lines_removed));
+        }
+    }
+
+    /// Few distinct lines, so that old and new share many of them.
+    const LINES: &[&str] = &[
+        "a",
+        "b",
+        "c",
+        "",
+        " ",
+        "fn main() {",
+        "}",
+        "\t",
+        "ünï",
+        "\r",
+    ];
 
     #[test]
     fn counts_lines() {

@@ -403,6 +403,80 @@ mod tests {
         assert_eq!(env.error.map(|e| e.code), Some(ErrorCode::Conflict));
     }
 
+    /// Path pieces an attacker would try, and some ordinary ones.
+    const PIECES: &[&str] = &[
+        ".",
+        "..",
+        "",
+        "a",
+        "b",
+        "in",
+        "out",
+        "abs",
+        "loop",
+        "deep",
+        "file.txt",
+        "\\",
+        "\0",
+        "\n",
+        "\u{e9}",
+        "e\u{301}",
+        "\u{202e}",
+        "\u{200b}",
+        "\u{ff0e}\u{ff0e}",
+        "C:",
+        "~",
+        "...",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+        /// Whatever the path, the target is inside the root or the call is
+        /// refused, and nothing outside the root changes.
+        #[test]
+        fn the_target_is_inside_the_root_or_refused(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 1..8),
+            leading_slash: bool,
+        ) {
+            let path = format!("{}{}", if leading_slash { "/" } else { "" }, pieces.join("/"));
+            let fixture = sandbox();
+            let root = fixture.path().join("root");
+            let env = call(&root, &serde_json::json!({"path": path, "content": "x"}).to_string(), &Config::default());
+            proptest::prop_assert_eq!(std::fs::read(fixture.path().join("outside/canary")).unwrap(), b"canary");
+            proptest::prop_assert_eq!(std::fs::read_dir(fixture.path().join("outside")).unwrap().count(), 1);
+            proptest::prop_assert_eq!(std::fs::read_dir(fixture.path()).unwrap().count(), 2);
+            if env.status != crate::envelope::Status::Error {
+                let resolved = env.context.path_resolved.clone().unwrap();
+                let names: Vec<&str> = resolved.split('/').collect();
+                proptest::prop_assert!(names.iter().all(|n| !matches!(*n, "" | "." | "..")), "{}", resolved);
+                let written = root.join(&resolved).canonicalize().unwrap();
+                proptest::prop_assert!(written.starts_with(root.canonicalize().unwrap()), "{}", written.display());
+                proptest::prop_assert_eq!(std::fs::read(&written).unwrap(), b"x");
+            }
+        }
+    }
+
+    /// A root with links in and out, beside an `outside` directory.
+    fn sandbox() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(root.join("a/deep")).unwrap();
+        std::fs::create_dir(dir.path().join("outside")).unwrap();
+        std::fs::write(dir.path().join("outside/canary"), "canary").unwrap();
+        std::fs::write(root.join("file.txt"), "file").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::symlink;
+            symlink("a", root.join("in")).unwrap();
+            symlink("../outside", root.join("out")).unwrap();
+            symlink("/tmp", root.join("abs")).unwrap();
+            symlink("loop", root.join("loop")).unwrap();
+            symlink("../../outside/canary", root.join("a/b")).unwrap();
+        }
+        dir
+    }
+
     #[test]
     fn envelope_snapshot() {
         let dir = tempfile::tempdir().unwrap();

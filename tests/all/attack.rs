@@ -57,6 +57,12 @@ fn fixture() -> Project {
     p.write(".git/config", "[core]\n");
     p.write("file.txt", "a file\n");
     std::fs::hard_link(base.join("outside/hard.txt"), p.path("hardlink.txt")).expect("hard link");
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(p.path("fifo"))
+        .status()
+        .expect("mkfifo");
+    assert!(fifo.success());
+    drop(std::os::unix::net::UnixListener::bind(p.path("socket")).expect("socket"));
     let links: &[(&str, &str)] = &[
         ("in_dir", "real"),
         ("in_chain", "in_dir"),
@@ -76,6 +82,8 @@ fn fixture() -> Project {
         ("evilx", "../rootX/canary.txt"),
         ("loop_self", "loop_self"),
         ("loop_a", "loop_b"),
+        ("fifo_link", "fifo"),
+        ("dev_null", "/dev/null"),
         ("loop_b", "loop_a"),
         ("git_link", ".git"),
         ("hook_link", ".GIT/hooks/post-checkout"),
@@ -187,6 +195,12 @@ fn cases() -> Vec<(String, Want)> {
             ".github/workflows/ci.yml",
             Write(".github/workflows/ci.yml"),
         ),
+        // Special files are never opened.
+        ("fifo", ACCESS),
+        ("fifo_link", ACCESS),
+        ("socket", ACCESS),
+        ("dev_null", ACCESS),
+        ("fifo/x.txt", INVALID),
         // Directories and non-directory parents.
         (".", IS_DIR),
         ("real", IS_DIR),
