@@ -446,7 +446,7 @@ mod tests {
             proptest::prop_assert_eq!(std::fs::read(fixture.path().join("outside/canary")).unwrap(), b"canary");
             proptest::prop_assert_eq!(std::fs::read_dir(fixture.path().join("outside")).unwrap().count(), 1);
             proptest::prop_assert_eq!(std::fs::read_dir(fixture.path()).unwrap().count(), 2);
-            if env.status != crate::envelope::Status::Error {
+            if env.status != Status::Error {
                 let resolved = env.context.path_resolved.clone().unwrap();
                 let names: Vec<&str> = resolved.split('/').collect();
                 proptest::prop_assert!(names.iter().all(|n| !matches!(*n, "" | "." | "..")), "{}", resolved);
