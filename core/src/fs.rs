@@ -303,6 +303,21 @@ pub fn remove_dirs(created: &[PathBuf]) {
     }
 }
 
+/// How hard a write works to survive a power cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Sync the file before the rename and the directory after it (the
+    /// default): once the call answers, the new content survives a crash.
+    #[default]
+    Full,
+    /// Sync the file only: the content is never torn, but the rename itself
+    /// may be lost in a crash.
+    File,
+    /// No syncs (tmpfs, CI, scratch trees): still atomic for every reader,
+    /// not durable.
+    None,
+}
+
 /// Prefix of the tool's temp files; the full name is
 /// `.wt-<16 hex digits>.tmp`, short and fixed-length so that a 255-byte
 /// target name still works.
@@ -322,13 +337,18 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 /// (between its last `write` and its rename, a live writer only syncs). A
 /// writer that loses its temp file all the same (a sync slower than the
 /// margin) notices when its rename finds nothing and starts over.
-pub fn write_atomic(target: &Path, content: &[u8], started: SystemTime) -> io::Result<()> {
+pub fn write_atomic(
+    target: &Path,
+    content: &[u8],
+    started: SystemTime,
+    sync: Durability,
+) -> io::Result<()> {
     let dir = target.parent().unwrap_or(Path::new("."));
     remove_stale_temps(dir, started);
     let mut attempt = 0;
     loop {
         let (temp, file) = create_temp(dir)?;
-        match fill_and_rename(file, &temp, target, content) {
+        match fill_and_rename(file, &temp, target, content, sync) {
             Ok(()) => break,
             Err(e) => {
                 let _ = fs::remove_file(&temp);
@@ -339,7 +359,9 @@ pub fn write_atomic(target: &Path, content: &[u8], started: SystemTime) -> io::R
             }
         }
     }
-    sync_dir(dir);
+    if sync == Durability::Full {
+        sync_dir(dir);
+    }
     Ok(())
 }
 
@@ -378,9 +400,17 @@ fn remove_stale_temps(dir: &Path, started: SystemTime) {
     }
 }
 
-fn fill_and_rename(file: File, temp: &Path, target: &Path, content: &[u8]) -> io::Result<()> {
+fn fill_and_rename(
+    file: File,
+    temp: &Path,
+    target: &Path,
+    content: &[u8],
+    sync: Durability,
+) -> io::Result<()> {
     write_all_at(&file, content)?;
-    file.sync_all()?;
+    if sync != Durability::None {
+        file.sync_all()?;
+    }
     drop(file);
     fs::rename(temp, target)
 }
@@ -470,7 +500,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("f.txt");
         fs::write(&target, "old").unwrap();
-        write_atomic(&target, b"new", SystemTime::now()).unwrap();
+        write_atomic(&target, b"new", SystemTime::now(), Durability::Full).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
@@ -489,13 +519,19 @@ mod tests {
             fs::write(path, "left over").unwrap();
         }
         let started = SystemTime::now() + STALE_TEMP_AGE + Duration::from_secs(1);
-        write_atomic(&dir.path().join("f.txt"), b"x", started).unwrap();
+        write_atomic(&dir.path().join("f.txt"), b"x", started, Durability::None).unwrap();
         assert!(!stale.exists());
         assert!(lookalike.exists() && other.exists());
         // Temp files about as new as the write belong to a live writer.
         let fresh = dir.path().join(".wt-fedcba9876543210.tmp");
         fs::write(&fresh, "in flight").unwrap();
-        write_atomic(&dir.path().join("f.txt"), b"y", SystemTime::now()).unwrap();
+        write_atomic(
+            &dir.path().join("f.txt"),
+            b"y",
+            SystemTime::now(),
+            Durability::File,
+        )
+        .unwrap();
         assert!(fresh.exists());
     }
 

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use crate::diff::{self, DiffLimits, DiffSummary};
 use crate::envelope::{Context, Data, Envelope, Operation, Stats, Status, WriteStats};
 use crate::error::ToolError;
-use crate::fs::{self, Existing, Resolved, TargetKind};
+use crate::fs::{self, Durability, Existing, Resolved, TargetKind};
 use crate::params::{Request, ToolName};
 use crate::path::RelPath;
 use crate::protect::Protection;
@@ -31,6 +31,8 @@ pub struct Config {
     /// The root is read-only: every write that would proceed is refused
     /// with `PERMISSION_DENIED` (dry runs still work).
     pub read_only: bool,
+    /// Which syncs a write makes.
+    pub durability: Durability,
 }
 
 impl Default for Config {
@@ -41,6 +43,7 @@ impl Default for Config {
             diff: DiffLimits::default(),
             protection: Protection::default(),
             read_only: false,
+            durability: Durability::Full,
         }
     }
 }
@@ -162,7 +165,7 @@ fn execute(
     if unchanged {
         return Ok(done);
     }
-    write_target(root, &resolved, &target, new, started)?;
+    write_target(root, &resolved, &target, new, started, config.durability)?;
     done.bytes_written = new.len() as u64;
     if resolved.creates_dirs() {
         done.created_dir = resolved.parent_display();
@@ -237,10 +240,11 @@ fn write_target(
     target: &Path,
     content: &[u8],
     started: SystemTime,
+    durability: Durability,
 ) -> Result<(), ToolError> {
     let created = fs::create_parents(root, resolved)
         .map_err(|e| ToolError::from_io(&e, "creating the parent directory"))?;
-    if let Err(e) = fs::write_atomic(target, content, started) {
+    if let Err(e) = fs::write_atomic(target, content, started, durability) {
         fs::remove_dirs(&created);
         return Err(ToolError::from_io(&e, "writing to file"));
     }

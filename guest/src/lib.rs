@@ -19,6 +19,7 @@ use std::sync::Mutex;
 
 use bindings::exports::write_tool::tool::tool as wit;
 use write_tool_core::envelope::{self, Envelope};
+use write_tool_core::fs::Durability;
 use write_tool_core::protect::Protection;
 use write_tool_core::{Config, ErrorCode, Request};
 
@@ -50,6 +51,11 @@ impl wit::Guest for Component {
             allow_empty: config.allow_empty,
             protection: Protection::new(config.default_protect, &config.protect)?,
             read_only: config.read_only,
+            durability: match config.durability {
+                wit::Durability::Full => Durability::Full,
+                wit::Durability::File => Durability::File,
+                wit::Durability::None => Durability::None,
+            },
             ..Config::default()
         }
         .with_diff_timeout_ms(config.diff_timeout_ms);

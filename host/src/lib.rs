@@ -50,6 +50,7 @@
     reason = "generated bindings"
 )]
 mod bindings;
+mod cache;
 mod envelope;
 mod sandbox;
 mod state;
@@ -60,14 +61,15 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::component::{Linker, ResourceTable};
 use wasmtime::{Engine, Store, Trap};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
 pub use bindings::exports::write_tool::tool::tool::{
-    Config as GuestConfig, Context, Data, Envelope, ErrorCode, ErrorInfo, Operation, Stats,
-    Status as TypedStatus,
+    Config as GuestConfig, Context, Data, Durability, Envelope, ErrorCode, ErrorInfo, Operation,
+    Stats, Status as TypedStatus,
 };
+pub use cache::CompileCache;
 pub use envelope::{Status, invalid_request, status_of};
 pub use sandbox::Root;
 
@@ -106,6 +108,12 @@ pub struct Options {
     /// Preopen the root read-only: every write is refused with
     /// `PERMISSION_DENIED` and nothing changes (default false).
     pub read_only: bool,
+    /// Which syncs a write makes (default [`Durability::Full`]: file and
+    /// directory).
+    pub durability: Durability,
+    /// Where compiled code is kept between processes (default: what the
+    /// environment says, see [`CompileCache::from_env`]).
+    pub cache: CompileCache,
 }
 
 impl Default for Options {
@@ -120,6 +128,8 @@ impl Default for Options {
             default_protect: true,
             protect: Vec::new(),
             read_only: false,
+            durability: Durability::Full,
+            cache: CompileCache::from_env(),
         }
     }
 }
@@ -156,7 +166,7 @@ impl WriteTool {
     /// separately).
     pub fn from_component_bytes(bytes: &[u8], options: Options) -> wasmtime::Result<WriteTool> {
         let engine = engine()?;
-        let component = Component::new(&engine, bytes)?;
+        let component = options.cache.component(&engine, bytes)?;
         let mut linker = Linker::<HostState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         let pre = WriteToolPre::new(linker.instantiate_pre(&component)?)?;
@@ -305,6 +315,7 @@ impl WriteTool {
             default_protect: self.options.default_protect,
             protect: self.options.protect.clone(),
             read_only: self.options.read_only,
+            durability: self.options.durability,
         }
     }
 }
@@ -335,6 +346,9 @@ impl Failure {
 fn engine() -> wasmtime::Result<Engine> {
     let mut config = wasmtime::Config::new();
     config.epoch_interruption(true);
+    // Copy-on-write memory images live in a memfd, which counts against
+    // RLIMIT_FSIZE: under a file-size limit, initialise memory by copying.
+    config.memory_init_cow(!cache::file_size_limited());
     Engine::new(&config)
 }
 
@@ -393,6 +407,7 @@ fn restore_mode(root: &Root, snapshot: ModeSnapshot, json: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wasmtime::component::Component;
 
     /// The world imports standard WASI 0.2 and nothing else, and exports
     /// the tool inside its interface (never `write` at world level).

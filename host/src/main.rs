@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use serde_json::{Value, json};
-use write_tool::{Options, Root, Status, WriteTool, invalid_request, status_of};
+use write_tool::{
+    CompileCache, Durability, Options, Root, Status, WriteTool, invalid_request, status_of,
+};
 
 /// Exit status for `success` and `partial` envelopes.
 const EXIT_OK: u8 = 0;
@@ -70,8 +72,30 @@ struct Cli {
     #[arg(long, global = true)]
     read_only: bool,
 
+    /// Which syncs a write makes: 'full' (file and directory), 'file', or
+    /// 'none' (tmpfs, CI, scratch trees: atomic but not durable).
+    #[arg(long, global = true, value_enum, default_value_t = Sync::Full)]
+    sync: Sync,
+
+    /// Keep compiled code in this directory (default: $WRITE_TOOL_CACHE_DIR,
+    /// else $XDG_CACHE_HOME/write-tool, else ~/.cache/write-tool).
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+
+    /// Compile the component in this process, without the cache (also:
+    /// WRITE_TOOL_CACHE=off).
+    #[arg(long, global = true)]
+    no_cache: bool,
+
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Sync {
+    Full,
+    File,
+    None,
 }
 
 #[derive(Debug, Subcommand)]
@@ -120,6 +144,16 @@ fn run(cli: Cli) -> Result<u8, String> {
         default_protect: !cli.no_default_protect,
         protect: cli.protect.clone(),
         read_only: cli.read_only,
+        durability: match cli.sync {
+            Sync::Full => Durability::Full,
+            Sync::File => Durability::File,
+            Sync::None => Durability::None,
+        },
+        cache: match (cli.no_cache, &cli.cache_dir) {
+            (true, _) => CompileCache::Disabled,
+            (false, Some(dir)) => CompileCache::Dir(dir.clone()),
+            (false, None) => CompileCache::from_env(),
+        },
         ..Options::default()
     };
     let request_limit = usize::try_from(cli.max_request_bytes.unwrap_or_else(|| {

@@ -3,7 +3,7 @@ use std::time::Duration;
 use serde_json::json;
 use write_tool::{Options, WriteTool};
 
-use crate::support::{Project, decode, tool};
+use crate::support::{Project, decode, options, tool};
 
 /// 200,000 lines drawing on the same 1,000 values in two different orders:
 /// Myers has to work hard on these.
@@ -29,7 +29,7 @@ fn content_over_the_limit_is_invalid_param_naming_the_limit() {
     let p = Project::new();
     let small = tool_with(Options {
         max_content_bytes: 100,
-        ..Options::default()
+        ..options()
     });
     let before = p.tree();
     let env = call(
@@ -72,7 +72,7 @@ fn empty_content_needs_the_host_option() {
     p.put("e.txt", "").assert_error("INVALID_PARAM");
     let lenient = tool_with(Options {
         allow_empty: true,
-        ..Options::default()
+        ..options()
     });
     let env = call(&lenient, &p, json!({"path": "e.txt", "content": ""}));
     env.assert_status("success");
@@ -86,7 +86,7 @@ fn a_guest_over_its_memory_cap_is_an_execution_error_and_the_host_goes_on() {
     p.write("keep.txt", "original\n");
     let tight = tool_with(Options {
         memory_limit_bytes: 8 << 20,
-        ..Options::default()
+        ..options()
     });
     let before = p.tree();
     let env = call(
@@ -123,7 +123,7 @@ fn a_call_over_its_time_bound_is_stopped_and_the_host_goes_on() {
     let bounded = tool_with(Options {
         timeout: Duration::from_millis(100),
         diff_timeout: Duration::from_secs(3600),
-        ..Options::default()
+        ..options()
     });
     let before = p.tree();
     let env = call(&bounded, &p, json!({"path": "slow.txt", "content": new}));

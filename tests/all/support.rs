@@ -10,13 +10,22 @@ use std::time::SystemTime;
 
 use serde::Deserialize;
 use serde_json::Value;
-use write_tool::{Options, Root, WriteTool};
+use write_tool::{CompileCache, Options, Root, WriteTool};
+
+/// Default options, with the compile cache in the build's temp directory
+/// rather than the user's.
+pub fn options() -> Options {
+    Options {
+        cache: CompileCache::Dir(Path::new(env!("CARGO_TARGET_TMPDIR")).join("write-tool-cache")),
+        ..Options::default()
+    }
+}
 
 /// One tool for the whole test binary: compiling the component is the
 /// expensive part, and calls are independent anyway.
 pub fn tool() -> &'static WriteTool {
     static TOOL: OnceLock<WriteTool> = OnceLock::new();
-    TOOL.get_or_init(|| WriteTool::new(Options::default()).expect("component compiles"))
+    TOOL.get_or_init(|| WriteTool::new(options()).expect("component compiles"))
 }
 
 /// A project root inside a temp directory, with an `outside/` directory and

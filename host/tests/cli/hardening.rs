@@ -33,6 +33,7 @@ impl Server {
 
     fn start_with(command: &mut Command) -> Server {
         let mut child = command
+            .env("WRITE_TOOL_CACHE_DIR", crate::cache_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

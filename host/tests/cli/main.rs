@@ -9,6 +9,8 @@ use serde_json::Value;
 
 /// The commands, their exit codes and their input forms.
 mod basic;
+/// The compile cache: reuse, corruption, and caches that cannot be used.
+mod cache;
 /// Crashes, full disks, read-only roots, protected paths, hostile input and
 /// a long-running `serve`.
 mod hardening;
@@ -19,8 +21,15 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
     run_cmd(Command::new(BIN).args(args), stdin)
 }
 
+/// One compile cache for every process the tests start, so that only the
+/// first pays for compiling the component.
+pub fn cache_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("write-tool-cache")
+}
+
 pub fn run_cmd(cmd: &mut Command, stdin: &[u8]) -> Output {
     let mut child = cmd
+        .env("WRITE_TOOL_CACHE_DIR", cache_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,0 +1,189 @@
+//! Compile the component once per machine, not once per process.
+//!
+//! Compiling the component with Cranelift is the one slow step of starting
+//! (a few hundred milliseconds in a release build, seconds in a debug one).
+//! The compiled artifact is kept in a cache directory:
+//!
+//! - **Keyed** by a hash of the component's bytes and of the engine's
+//!   compatibility hash (wasmtime version, compiler settings, CPU features),
+//!   so a new component or a new engine never loads an old artifact.
+//! - **Written atomically** (a temp file in the same directory, then a
+//!   rename), so a reader sees a whole artifact or none.
+//! - **Validated on load**: a header with a magic number and a checksum of
+//!   the artifact; wasmtime checks its own header too. Any mismatch, any
+//!   corruption, any error means compiling as if there were no cache (and
+//!   writing a fresh artifact).
+//! - **Never in the way**: a cache that cannot be read or written (read-only
+//!   disk, full disk, file-size limit) costs at most the compile it would
+//!   have saved; it never fails a call.
+//!
+//! Where it lives: `$WRITE_TOOL_CACHE_DIR` if set, else
+//! `$XDG_CACHE_HOME/write-tool`, else `~/.cache/write-tool`.
+//! `WRITE_TOOL_CACHE=off` turns it off. The directory is created private
+//! (mode 0700): whoever can write it can choose the code the host runs.
+
+use std::collections::hash_map::DefaultHasher;
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+/// First bytes of every cache file.
+const MAGIC: &[u8; 8] = b"WTCACHE1";
+/// Magic, then the artifact's 64-bit checksum.
+const HEADER_LEN: usize = 16;
+
+/// Where compiled artifacts are kept, if anywhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompileCache {
+    /// Compile in every process.
+    Disabled,
+    /// Keep artifacts in this directory.
+    Dir(PathBuf),
+}
+
+impl CompileCache {
+    /// The cache the environment asks for: off when `WRITE_TOOL_CACHE=off`,
+    /// else `$WRITE_TOOL_CACHE_DIR`, `$XDG_CACHE_HOME/write-tool` or
+    /// `~/.cache/write-tool`; off when none of those is set.
+    pub fn from_env() -> CompileCache {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        if var("WRITE_TOOL_CACHE").is_some_and(|v| v == "off" || v == "0") {
+            return CompileCache::Disabled;
+        }
+        if let Some(dir) = var("WRITE_TOOL_CACHE_DIR") {
+            return CompileCache::Dir(PathBuf::from(dir));
+        }
+        if let Some(xdg) = var("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+        {
+            return CompileCache::Dir(xdg.join("write-tool"));
+        }
+        match var("HOME") {
+            Some(home) => CompileCache::Dir(PathBuf::from(home).join(".cache").join("write-tool")),
+            None => CompileCache::Disabled,
+        }
+    }
+
+    /// The component for `wasm`: loaded from the cache when a valid
+    /// artifact is there, compiled (and stored) otherwise.
+    pub(crate) fn component(&self, engine: &Engine, wasm: &[u8]) -> wasmtime::Result<Component> {
+        let CompileCache::Dir(dir) = self else {
+            return Component::new(engine, wasm);
+        };
+        let path = dir.join(file_name(engine, wasm));
+        if let Some(component) = load(engine, &path) {
+            return Ok(component);
+        }
+        let component = Component::new(engine, wasm)?;
+        if let Ok(artifact) = component.serialize() {
+            let _ = store(dir, &path, &artifact);
+        }
+        Ok(component)
+    }
+}
+
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// `<component hash>-<engine hash>.cwasm`.
+fn file_name(engine: &Engine, wasm: &[u8]) -> String {
+    let mut compat = DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut compat);
+    format!("{:016x}-{:016x}.cwasm", checksum(wasm), compat.finish())
+}
+
+fn load(engine: &Engine, path: &Path) -> Option<Component> {
+    let bytes = fs::read(path).ok()?;
+    let (header, artifact) = bytes.split_at_checked(HEADER_LEN)?;
+    let (magic, sum) = header.split_at(MAGIC.len());
+    if magic != MAGIC || sum != checksum(artifact).to_le_bytes() {
+        return None;
+    }
+    deserialize(engine, artifact)
+}
+
+#[allow(
+    unsafe_code,
+    reason = "loading a compiled artifact is inherently trusted"
+)]
+fn deserialize(engine: &Engine, artifact: &[u8]) -> Option<Component> {
+    // SAFETY: wasmtime requires that the bytes come from `serialize` of a
+    // compatible engine. They were written by `store` below from
+    // `Component::serialize`; the file name carries the engine's
+    // compatibility hash and the header a checksum of exactly these bytes,
+    // both checked before this call, and wasmtime validates its own header.
+    // The directory is private to the user, who is the trust boundary.
+    unsafe { Component::deserialize(engine, artifact) }.ok()
+}
+
+fn store(dir: &Path, path: &Path, artifact: &[u8]) -> io::Result<()> {
+    if !fits_file_size_limit(HEADER_LEN + artifact.len()) {
+        return Err(io::Error::from(io::ErrorKind::FileTooLarge));
+    }
+    create_private_dir(dir)?;
+    let unique = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let temp = dir.join(format!(
+        ".{}.{}.{unique}.tmp",
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("artifact"),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut file = fs::File::create(&temp)?;
+        file.write_all(MAGIC)?;
+        file.write_all(&checksum(artifact).to_le_bytes())?;
+        file.write_all(artifact)?;
+        drop(file);
+        fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)
+}
+
+/// Writing past `RLIMIT_FSIZE` raises `SIGXFSZ`, which kills the process:
+/// never try.
+fn fits_file_size_limit(len: usize) -> bool {
+    file_size_limit().is_none_or(|max| u64::try_from(len).is_ok_and(|len| len <= max))
+}
+
+/// Whether this process runs under a file-size limit.
+pub(crate) fn file_size_limited() -> bool {
+    file_size_limit().is_some()
+}
+
+#[cfg(unix)]
+fn file_size_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::Fsize).current
+}
+
+#[cfg(not(unix))]
+fn file_size_limit() -> Option<u64> {
+    None
+}

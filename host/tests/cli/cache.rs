@@ -1,0 +1,151 @@
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::{BIN, envelope, run_cmd};
+
+/// `write-tool write` with the compile cache in `cache` (or off).
+fn write_with_cache(root: &Path, cache: Option<&Path>, content: &str) -> Output {
+    let mut cmd = Command::new(BIN);
+    match cache {
+        Some(dir) => cmd.arg("--cache-dir").arg(dir),
+        None => cmd.arg("--no-cache"),
+    };
+    cmd.arg("--root")
+        .arg(root)
+        .args(["write", "f.txt", "--content", content]);
+    let out = run_cmd(&mut cmd, b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(envelope(&out)["status"], "success");
+    assert_eq!(fs::read_to_string(root.join("f.txt")).unwrap(), content);
+    out
+}
+
+fn artifacts(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut found: Vec<_> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.expect("entry").path())
+                .map(|p| {
+                    (
+                        p.file_name().unwrap().to_string_lossy().into_owned(),
+                        fs::read(&p).unwrap(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+#[test]
+fn the_first_process_stores_the_artifact_and_later_ones_reuse_it() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let dir = cache.path().join("nested/cache");
+    write_with_cache(root.path(), Some(&dir), "one");
+    let stored = artifacts(&dir);
+    assert_eq!(stored.len(), 1, "one artifact, no temp file left");
+    assert!(stored[0].0.ends_with(".cwasm"));
+    assert!(stored[0].1.starts_with(b"WTCACHE1"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+    }
+    let modified = fs::metadata(dir.join(&stored[0].0))
+        .unwrap()
+        .modified()
+        .unwrap();
+    write_with_cache(root.path(), Some(&dir), "two");
+    assert_eq!(
+        artifacts(&dir),
+        stored,
+        "a valid artifact is reused as it is"
+    );
+    assert_eq!(
+        fs::metadata(dir.join(&stored[0].0))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        modified
+    );
+}
+
+#[test]
+fn a_corrupt_or_truncated_artifact_is_replaced_by_compiling() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_with_cache(root.path(), Some(cache.path()), "one");
+    let stored = artifacts(cache.path());
+    let path = cache.path().join(&stored[0].0);
+
+    let mut corrupt = stored[0].1.clone();
+    let middle = corrupt.len() / 2;
+    corrupt[middle] ^= 0xff;
+    fs::write(&path, &corrupt).unwrap();
+    write_with_cache(root.path(), Some(cache.path()), "two");
+    assert_eq!(
+        artifacts(cache.path()),
+        stored,
+        "the artifact was rewritten whole"
+    );
+
+    fs::write(&path, &stored[0].1[..1000]).unwrap();
+    write_with_cache(root.path(), Some(cache.path()), "three");
+    assert_eq!(artifacts(cache.path()), stored);
+
+    fs::write(&path, b"").unwrap();
+    write_with_cache(root.path(), Some(cache.path()), "four");
+    assert_eq!(artifacts(cache.path()), stored);
+}
+
+#[test]
+fn a_cache_that_cannot_be_used_costs_only_the_compile() {
+    let root = tempfile::tempdir().unwrap();
+    let blocker = tempfile::NamedTempFile::new().unwrap();
+    // A directory below a regular file can be neither read nor created.
+    write_with_cache(root.path(), Some(&blocker.path().join("cache")), "blocked");
+    // Under a file-size limit, wasmtime and the cache keep off files.
+    let cache = tempfile::tempdir().unwrap();
+    let script = "ulimit -f 100; exec \"$0\" \"$@\"";
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", script, BIN, "--cache-dir"])
+        .arg(cache.path())
+        .arg("--root")
+        .arg(root.path())
+        .args(["write", "f.txt", "--content", "limited"]);
+    let out = run_cmd(&mut cmd, b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        fs::read_to_string(root.path().join("f.txt")).unwrap(),
+        "limited"
+    );
+    assert_eq!(
+        artifacts(cache.path()),
+        Vec::new(),
+        "nothing written past the limit"
+    );
+}
+
+#[test]
+fn the_cache_can_be_turned_off_by_flag_and_by_environment() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_with_cache(root.path(), None, "flag");
+    // The switch wins over a cache directory named in the environment.
+    let out = Command::new(BIN)
+        .env("WRITE_TOOL_CACHE", "off")
+        .env("WRITE_TOOL_CACHE_DIR", cache.path())
+        .arg("--root")
+        .arg(root.path())
+        .args(["write", "f.txt", "--content", "env"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(artifacts(cache.path()), Vec::new());
+}
