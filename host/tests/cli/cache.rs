@@ -17,7 +17,7 @@ fn write_with_cache(root: &Path, cache: Option<&Path>, content: &str) -> Output 
     let out = run_cmd(&mut cmd, b"");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(envelope(&out)["status"], "success");
-    assert_eq!(fs::read_to_string(root.join("f.txt")).unwrap(), content);
+    assert_eq!(fs::read_to_string(root.join("f.txt")).expect("written"), content);
     out
 }
 
@@ -28,8 +28,8 @@ fn artifacts(dir: &Path) -> Vec<(String, Vec<u8>)> {
                 .map(|e| e.expect("entry").path())
                 .map(|p| {
                     (
-                        p.file_name().unwrap().to_string_lossy().into_owned(),
-                        fs::read(&p).unwrap(),
+                        p.file_name().expect("name").to_string_lossy().into_owned(),
+                        fs::read(&p).expect("artifact"),
                     )
                 })
                 .collect()
