@@ -119,24 +119,63 @@ pub(crate) fn echo_typed(path: &str, content: &str, dry_run: bool) -> Value {
 }
 
 /// The `path` argument of raw call input, read without materialising the
-/// content (which can be many MiB): other fields are skipped, not built.
+/// content (which can be many MiB): other fields are skipped, not built, and
+/// reading stops as soon as `path` is found (agents usually send it first).
 pub(crate) fn path_argument(arguments: &str) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Args<'a> {
-        path: Option<String>,
-        #[serde(borrow)]
-        arguments: Option<&'a serde_json::value::RawValue>,
+    use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
+    use serde_json::value::RawValue;
+
+    /// What the scan found.
+    enum Found<'a> {
+        Path(String),
+        Arguments(&'a RawValue),
     }
-    let args: Args<'_> = serde_json::from_str(arguments).ok()?;
-    if let Some(path) = args.path {
-        return Some(path);
+
+    /// Stops the parse (with an error) as soon as `path` is read; what was
+    /// found goes into the slot, since the parse itself reports failure.
+    struct Scan<'s, 'de>(&'s mut Option<Found<'de>>);
+
+    impl<'de> Visitor<'de> for Scan<'_, 'de> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "path" => {
+                        *self.0 = Some(Found::Path(map.next_value()?));
+                        return Err(serde::de::Error::custom("found"));
+                    }
+                    "arguments" => *self.0 = Some(Found::Arguments(map.next_value()?)),
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(())
+        }
     }
-    let inner = args.arguments?.get();
-    if inner.starts_with('"') {
-        let text: String = serde_json::from_str(inner).ok()?;
-        return path_argument(&text);
+
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_str(arguments);
+    // The result only says whether the scan stopped early; the slot says
+    // what it saw. The guest validates the input in full anyway.
+    let _ = (&mut de).deserialize_map(Scan(&mut found));
+    match found? {
+        Found::Path(path) => Some(path),
+        Found::Arguments(raw) => {
+            let inner = raw.get();
+            if inner.starts_with('"') {
+                let text: String = serde_json::from_str(inner).ok()?;
+                path_argument(&text)
+            } else {
+                path_argument(inner)
+            }
+        }
     }
-    path_argument(inner)
 }
 
 #[cfg(test)]

@@ -165,7 +165,7 @@ impl WriteTool {
     /// Compile a component given as bytes (for example a `.wasm` built
     /// separately).
     pub fn from_component_bytes(bytes: &[u8], options: Options) -> wasmtime::Result<WriteTool> {
-        let engine = engine()?;
+        let engine = engine(&options)?;
         let component = options.cache.component(&engine, bytes)?;
         let mut linker = Linker::<HostState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
@@ -343,12 +343,29 @@ impl Failure {
     }
 }
 
-fn engine() -> wasmtime::Result<Engine> {
+/// Calls one [`WriteTool`] runs at the same time; a call beyond them fails
+/// with `EXECUTION_ERROR` instead of waiting.
+pub const MAX_CONCURRENT_CALLS: u32 = 100;
+
+fn engine(options: &Options) -> wasmtime::Result<Engine> {
     let mut config = wasmtime::Config::new();
     config.epoch_interruption(true);
     // Copy-on-write memory images live in a memfd, which counts against
     // RLIMIT_FSIZE: under a file-size limit, initialise memory by copying.
     config.memory_init_cow(!cache::file_size_limited());
+    // A fresh instance per call: the pooling allocator reuses memory slots
+    // instead of mapping new ones, and keeps the first pages of each slot
+    // resident (zeroed, not unmapped), so a call does not fault in the
+    // memory the previous one already touched.
+    let mut pool = wasmtime::PoolingAllocationConfig::new();
+    pool.total_component_instances(MAX_CONCURRENT_CALLS)
+        .total_core_instances(MAX_CONCURRENT_CALLS * 4)
+        .total_memories(MAX_CONCURRENT_CALLS)
+        .total_tables(MAX_CONCURRENT_CALLS * 4)
+        .max_memory_size(options.memory_limit_bytes)
+        .linear_memory_keep_resident(16 << 20)
+        .table_keep_resident(64 << 10);
+    config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
     Engine::new(&config)
 }
 
@@ -413,7 +430,7 @@ mod tests {
     /// the tool inside its interface (never `write` at world level).
     #[test]
     fn the_component_imports_only_wasi_0_2() {
-        let engine = engine().unwrap();
+        let engine = engine(&Options::default()).unwrap();
         let component = Component::new(&engine, COMPONENT).unwrap();
         let ty = component.component_type();
         let imports: Vec<&str> = ty.imports(&engine).map(|(name, _)| name).collect();

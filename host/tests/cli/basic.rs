@@ -372,3 +372,51 @@ fn an_os_refusal_is_permission_denied() {
     );
     assert_eq!(fs::read_dir(&root).unwrap().count(), 1);
 }
+
+#[test]
+fn every_sync_mode_writes_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    for mode in ["full", "file", "none"] {
+        let name = format!("{mode}/f.txt");
+        let out = run(
+            &[
+                "--root",
+                &root,
+                "--sync",
+                mode,
+                "write",
+                &name,
+                "--content",
+                mode,
+            ],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert_eq!(
+            envelope(&out)["text"],
+            format!(
+                "Created '{name}' (1 line, {} bytes).\n(Created directory: {mode}/)",
+                mode.len()
+            )
+        );
+        assert_eq!(fs::read_to_string(dir.path().join(&name)).unwrap(), mode);
+        let temps = fs::read_dir(dir.path().join(mode)).unwrap().count();
+        assert_eq!(temps, 1, "only the file itself");
+    }
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "--sync",
+            "sometimes",
+            "write",
+            "x",
+            "--content",
+            "x",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}

@@ -17,7 +17,10 @@ fn write_with_cache(root: &Path, cache: Option<&Path>, content: &str) -> Output 
     let out = run_cmd(&mut cmd, b"");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(envelope(&out)["status"], "success");
-    assert_eq!(fs::read_to_string(root.join("f.txt")).expect("written"), content);
+    assert_eq!(
+        fs::read_to_string(root.join("f.txt")).expect("written"),
+        content
+    );
     out
 }
 

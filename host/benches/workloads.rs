@@ -1,0 +1,340 @@
+//! Workloads W1–W6, each run four ways, medians written to BENCHMARKS.md.
+//!
+//! ```sh
+//! cargo bench -p write-tool --bench workloads
+//! ```
+//!
+//! - **native**: `write_tool_core::call` with `std::fs` on a real directory,
+//!   no WebAssembly: the floor of this design.
+//! - **component**: the host library, `WriteTool::call` (fresh store and
+//!   instance per call, the guest doing the work through WASI).
+//! - **serve**: a `write-tool serve` process, one JSON line in and one
+//!   envelope line out over pipes, timed from write to read.
+//! - **serve, --sync none**: the same without file and directory syncs.
+//!
+//! Every mode does the same work per call: parse the arguments, resolve the
+//! path, read the old file, diff, build the envelope, write atomically (with
+//! the syncs the mode says). One-shot `write-tool write` (process start to
+//! exit, warm compile cache) and the peak memory of `serve` on W4 are
+//! measured too. Results replace the part of BENCHMARKS.md between the
+//! `results` markers.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use write_tool::{Options, Root, WriteTool};
+
+const BIN: &str = env!("CARGO_BIN_EXE_write-tool");
+
+/// One workload: a file set-up and a cycle of requests.
+struct Workload {
+    name: &'static str,
+    what: &'static str,
+    iterations: usize,
+    /// Files to create before timing: (root-relative path, content).
+    setup: Vec<(String, String)>,
+    /// Request `i` (arguments JSON).
+    request: Box<dyn Fn(usize) -> String>,
+}
+
+/// `lines` lines of about 50 bytes.
+fn text(lines: usize, tag: &str) -> String {
+    (0..lines)
+        .map(|i| format!("{tag} line {i:>7}: the quick brown fox jumps over\n"))
+        .collect()
+}
+
+/// `base` with every `step`-th line changed.
+fn every(base: &str, step: usize) -> String {
+    base.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i % step == step / 2 {
+                format!("{l} (changed)\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
+}
+
+fn args(path: &str, content: &str, dry_run: bool) -> String {
+    json!({"path": path, "content": content, "dry_run": dry_run}).to_string()
+}
+
+/// Alternate between `a` and `b` so that every call changes the file.
+fn alternate(
+    path: &'static str,
+    a: String,
+    b: String,
+    dry_run: bool,
+) -> Box<dyn Fn(usize) -> String> {
+    let (a, b) = (args(path, &a, dry_run), args(path, &b, dry_run));
+    Box::new(move |i| if i % 2 == 0 { a.clone() } else { b.clone() })
+}
+
+fn workloads() -> Vec<Workload> {
+    let kib = text(20, "small");
+    let kib2 = every(&kib, 5);
+    let mib = text(20_000, "medium");
+    let mib10 = every(&mib, 2_000);
+    let big = text(200_000, "large");
+    let big100 = every(&big, 2_000);
+    let mib_all = text(20_000, "rewritten");
+    vec![
+        Workload {
+            name: "W1",
+            what: "create 1 KiB file in new nested dirs",
+            iterations: 300,
+            setup: vec![],
+            request: Box::new(move |i| args(&format!("w1/{i}/a/b/file.txt"), &kib, false)),
+        },
+        Workload {
+            name: "W2",
+            what: "update 1 KiB file",
+            iterations: 300,
+            setup: vec![("w2.txt".into(), text(20, "small"))],
+            request: alternate("w2.txt", kib2, text(20, "small"), false),
+        },
+        Workload {
+            name: "W3",
+            what: "update 1 MiB (20k lines), 10 lines changed",
+            iterations: 40,
+            setup: vec![("w3.txt".into(), mib.clone())],
+            request: alternate("w3.txt", mib10.clone(), mib.clone(), false),
+        },
+        Workload {
+            name: "W4",
+            what: "update 10 MiB (200k lines), 100 lines changed",
+            iterations: 12,
+            setup: vec![("w4.txt".into(), big.clone())],
+            request: alternate("w4.txt", big100, big, false),
+        },
+        Workload {
+            name: "W5",
+            what: "dry run of W3",
+            iterations: 40,
+            setup: vec![("w5.txt".into(), mib.clone())],
+            request: alternate("w5.txt", mib10.clone(), mib10, true),
+        },
+        Workload {
+            name: "W6",
+            what: "rewrite every line of 1 MiB",
+            iterations: 40,
+            setup: vec![("w6.txt".into(), mib.clone())],
+            request: alternate("w6.txt", mib_all, mib, false),
+        },
+    ]
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn fresh_root(w: &Workload) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (path, content) in &w.setup {
+        std::fs::write(dir.path().join(path), content).expect("setup");
+    }
+    dir
+}
+
+fn native(w: &Workload) -> Duration {
+    let dir = fresh_root(w);
+    let config = write_tool_core::Config::default();
+    let samples = (0..w.iterations)
+        .map(|i| {
+            let request = (w.request)(i);
+            let start = Instant::now();
+            let envelope = write_tool_core::call(dir.path(), &request, &config);
+            let elapsed = start.elapsed();
+            assert!(envelope.error.is_none(), "{}", envelope.text);
+            elapsed
+        })
+        .collect();
+    median(samples)
+}
+
+fn component(tool: &WriteTool, w: &Workload) -> Duration {
+    let dir = fresh_root(w);
+    let root = Root::open(dir.path()).expect("root");
+    let samples = (0..w.iterations)
+        .map(|i| {
+            let request = (w.request)(i);
+            let start = Instant::now();
+            let envelope = tool.call(&root, &request);
+            let elapsed = start.elapsed();
+            assert!(!envelope.contains("\"status\":\"error\""), "{envelope}");
+            elapsed
+        })
+        .collect();
+    median(samples)
+}
+
+/// Median per call through `serve`, and the process's peak RSS in KiB.
+fn serve(w: &Workload, extra: &[&str]) -> (Duration, u64) {
+    let dir = fresh_root(w);
+    let mut child = Command::new(BIN)
+        .arg("--root")
+        .arg(dir.path())
+        .args(extra)
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    let mut samples = Vec::new();
+    for i in 0..w.iterations {
+        let request = (w.request)(i);
+        line.clear();
+        let start = Instant::now();
+        stdin.write_all(request.as_bytes()).expect("send");
+        stdin.write_all(b"\n").expect("send");
+        stdin.flush().expect("flush");
+        stdout.read_line(&mut line).expect("receive");
+        samples.push(start.elapsed());
+        assert!(!line.contains("\"status\":\"error\""), "{line}");
+    }
+    let status =
+        std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+    let peak = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    drop(stdin);
+    child.wait().expect("serve exits");
+    (median(samples), peak)
+}
+
+/// One-shot `write-tool write` of a 1 KiB file, process start to exit.
+fn one_shot(cache: &Path) -> Duration {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let content = text(20, "one-shot");
+    let run = |i: usize| {
+        let start = Instant::now();
+        let status = Command::new(BIN)
+            .env("WRITE_TOOL_CACHE_DIR", cache)
+            .arg("--root")
+            .arg(dir.path())
+            .args(["write", &format!("f{i}.txt"), "--content", &content])
+            .stdout(Stdio::null())
+            .status()
+            .expect("run write-tool");
+        assert!(status.success());
+        start.elapsed()
+    };
+    run(0); // fills the cache
+    median((1..=30).map(run).collect())
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64() * 1000.0)
+}
+
+fn ratio(a: Duration, b: Duration) -> String {
+    format!("{:.2}×", a.as_secs_f64() / b.as_secs_f64())
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines().find_map(|l| {
+                l.strip_prefix("model name")
+                    .map(|m| m.trim_start_matches([' ', '\t', ':']).to_owned())
+            })
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    format!("{cores} cores, {cpu}, Linux {}", kernel.trim())
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter picks workloads by name.
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let tool = WriteTool::new(Options {
+        cache: write_tool::CompileCache::Dir(cache.path().to_path_buf()),
+        ..Options::default()
+    })
+    .expect("component compiles");
+
+    let mut rows = Vec::new();
+    let mut w4_peak = 0;
+    for w in workloads() {
+        if !filter.is_empty() && !filter.iter().any(|f| f == w.name) {
+            continue;
+        }
+        let n = native(&w);
+        let c = component(&tool, &w);
+        let (s, peak) = serve(&w, &[]);
+        let (s_none, _) = serve(&w, &["--sync", "none"]);
+        if w.name == "W4" {
+            w4_peak = peak;
+        }
+        let row = format!(
+            "| {} {} | {} | {} | {} | {} | {} | {} |",
+            w.name,
+            w.what,
+            ms(n),
+            ms(c),
+            ratio(c, n),
+            ms(s),
+            ratio(s, n),
+            ms(s_none)
+        );
+        eprintln!("{row}");
+        rows.push(row);
+    }
+    let one = one_shot(cache.path());
+    eprintln!(
+        "one-shot write: {} ms; serve peak RSS on W4: {w4_peak} KiB",
+        ms(one)
+    );
+
+    let results = format!(
+        "Machine: {}. Command: `cargo bench -p write-tool --bench workloads`. Medians in \
+         milliseconds per call; ratios are to the native column of the same run. Durable writes \
+         (file and directory synced) unless the column says otherwise.\n\n\
+         | workload | native (core + std::fs) | component | component / native | serve | serve / native | serve, `--sync none` |\n\
+         |---|---|---|---|---|---|---|\n{}\n\n\
+         - One-shot `write-tool write` of a 1 KiB file, process start to exit, warm compile cache: **{} ms** (median of 30).\n\
+         - Peak resident memory of `serve` over the W4 run: **{:.1} MiB**.\n",
+        machine(),
+        rows.join("\n"),
+        ms(one),
+        w4_peak as f64 / 1024.0
+    );
+    if filter.is_empty() {
+        write_results(&results);
+    } else {
+        println!("{results}");
+    }
+}
+
+/// Replace the text between the results markers of BENCHMARKS.md.
+fn write_results(results: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../BENCHMARKS.md");
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    let (start, end) = ("<!-- results:start -->", "<!-- results:end -->");
+    let updated = match (current.find(start), current.find(end)) {
+        (Some(a), Some(b)) if a < b => {
+            format!("{}{start}\n{results}{}", &current[..a], &current[b..])
+        }
+        _ => format!("{current}\n{start}\n{results}{end}\n"),
+    };
+    std::fs::write(&path, updated).expect("write BENCHMARKS.md");
+    println!("{results}");
+}
