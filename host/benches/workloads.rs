@@ -19,6 +19,8 @@
 //! measured too. Results replace the part of BENCHMARKS.md between the
 //! `results` markers.
 
+#![allow(clippy::print_stdout, reason = "a bench binary reports on stdout")]
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
