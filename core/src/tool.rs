@@ -57,9 +57,13 @@ impl Config {
 }
 
 /// Run raw JSON call input against the directory `root`.
-pub fn call(root: &Path, input: &str, config: &Config) -> Envelope {
+///
+/// Takes the input by value and lets it go once it is parsed: with a large
+/// content it is the biggest allocation besides the content itself.
+pub fn call(root: &Path, input: String, config: &Config) -> Envelope {
     let start = Instant::now();
-    let (echo, request) = crate::params::parse_call(input);
+    let (echo, request) = crate::params::parse_call(&input);
+    drop(input);
     match request {
         Ok(request) => run(root, &request, echo, config, start),
         Err(err) => Envelope::error(err, elapsed_ms(start), echo, None),
@@ -357,7 +361,7 @@ mod tests {
     use crate::error::ErrorCode;
 
     fn run_json(root: &Path, input: Value) -> Envelope {
-        call(root, &input.to_string(), &Config::default())
+        call(root, input.to_string(), &Config::default())
     }
 
     #[test]
@@ -446,7 +450,7 @@ mod tests {
             let path = format!("{}{}", if leading_slash { "/" } else { "" }, pieces.join("/"));
             let fixture = sandbox();
             let root = fixture.path().join("root");
-            let env = call(&root, &serde_json::json!({"path": path, "content": "x"}).to_string(), &Config::default());
+            let env = call(&root, serde_json::json!({"path": path, "content": "x"}).to_string(), &Config::default());
             proptest::prop_assert_eq!(std::fs::read(fixture.path().join("outside/canary")).unwrap(), b"canary");
             proptest::prop_assert_eq!(std::fs::read_dir(fixture.path().join("outside")).unwrap().count(), 1);
             proptest::prop_assert_eq!(std::fs::read_dir(fixture.path()).unwrap().count(), 2);

@@ -74,7 +74,7 @@ impl wit::Guest for Component {
     }
 
     fn call(arguments: String) -> String {
-        with_config(|config| write_tool_core::call(Path::new(ROOT), &arguments, config)).to_json()
+        with_config(|config| write_tool_core::call(Path::new(ROOT), arguments, config)).to_json()
     }
 
     fn definition() -> String {

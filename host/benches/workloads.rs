@@ -152,7 +152,7 @@ fn native(w: &Workload) -> Duration {
         .map(|i| {
             let request = (w.request)(i);
             let start = Instant::now();
-            let envelope = write_tool_core::call(dir.path(), &request, &config);
+            let envelope = write_tool_core::call(dir.path(), request, &config);
             let elapsed = start.elapsed();
             assert!(envelope.error.is_none(), "{}", envelope.text);
             elapsed

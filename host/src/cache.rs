@@ -32,8 +32,8 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 /// First bytes of every cache file.
-const MAGIC: &[u8; 8] = b"WTCACHE1";
-/// Magic, then the artifact's 64-bit checksum.
+const MAGIC: &[u8; 8] = b"WTCACHE2";
+/// Magic, then the artifact's checksum (CRC-32, as a little-endian u64).
 const HEADER_LEN: usize = 16;
 
 /// Where compiled artifacts are kept, if anywhere.
@@ -87,10 +87,20 @@ impl CompileCache {
     }
 }
 
+/// Content hash for keys: SipHash, fine for the few hundred KiB of the
+/// component.
 fn checksum(bytes: &[u8]) -> u64 {
     let mut hasher = DefaultHasher::new();
     bytes.hash(&mut hasher);
     hasher.finish()
+}
+
+/// Integrity check of a stored artifact (several MiB, read on every start):
+/// CRC-32, which catches torn and corrupted files at memory speed. It is not
+/// a defence against someone who can write the cache; the directory's
+/// permissions are.
+fn integrity(bytes: &[u8]) -> u64 {
+    u64::from(crc32fast::hash(bytes))
 }
 
 /// `<component hash>-<engine hash>.cwasm`.
@@ -104,7 +114,7 @@ fn load(engine: &Engine, path: &Path) -> Option<Component> {
     let bytes = fs::read(path).ok()?;
     let (header, artifact) = bytes.split_at_checked(HEADER_LEN)?;
     let (magic, sum) = header.split_at(MAGIC.len());
-    if magic != MAGIC || sum != checksum(artifact).to_le_bytes() {
+    if magic != MAGIC || sum != integrity(artifact).to_le_bytes() {
         return None;
     }
     deserialize(engine, artifact)
@@ -142,7 +152,7 @@ fn store(dir: &Path, path: &Path, artifact: &[u8]) -> io::Result<()> {
     let result = (|| {
         let mut file = fs::File::create(&temp)?;
         file.write_all(MAGIC)?;
-        file.write_all(&checksum(artifact).to_le_bytes())?;
+        file.write_all(&integrity(artifact).to_le_bytes())?;
         file.write_all(artifact)?;
         drop(file);
         fs::rename(&temp, path)

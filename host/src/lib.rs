@@ -114,6 +114,11 @@ pub struct Options {
     /// Where compiled code is kept between processes (default: what the
     /// environment says, see [`CompileCache::from_env`]).
     pub cache: CompileCache,
+    /// Calls this tool runs at the same time (default 100). Each has a
+    /// memory slot reserved up front; a call beyond them fails with
+    /// `EXECUTION_ERROR` rather than wait. A process that makes one call at
+    /// a time (the CLI) needs only a couple.
+    pub max_concurrent_calls: u32,
 }
 
 impl Default for Options {
@@ -130,6 +135,7 @@ impl Default for Options {
             read_only: false,
             durability: Durability::Full,
             cache: CompileCache::from_env(),
+            max_concurrent_calls: 100,
         }
     }
 }
@@ -343,10 +349,6 @@ impl Failure {
     }
 }
 
-/// Calls one [`WriteTool`] runs at the same time; a call beyond them fails
-/// with `EXECUTION_ERROR` instead of waiting.
-pub const MAX_CONCURRENT_CALLS: u32 = 100;
-
 fn engine(options: &Options) -> wasmtime::Result<Engine> {
     let mut config = wasmtime::Config::new();
     config.epoch_interruption(true);
@@ -358,10 +360,11 @@ fn engine(options: &Options) -> wasmtime::Result<Engine> {
     // resident (zeroed, not unmapped), so a call does not fault in the
     // memory the previous one already touched.
     let mut pool = wasmtime::PoolingAllocationConfig::new();
-    pool.total_component_instances(MAX_CONCURRENT_CALLS)
-        .total_core_instances(MAX_CONCURRENT_CALLS * 4)
-        .total_memories(MAX_CONCURRENT_CALLS)
-        .total_tables(MAX_CONCURRENT_CALLS * 4)
+    let slots = options.max_concurrent_calls.max(1);
+    pool.total_component_instances(slots)
+        .total_core_instances(slots.saturating_mul(4))
+        .total_memories(slots)
+        .total_tables(slots.saturating_mul(4))
         .max_memory_size(options.memory_limit_bytes)
         .linear_memory_keep_resident(16 << 20)
         .table_keep_resident(64 << 10);

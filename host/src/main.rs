@@ -154,6 +154,8 @@ fn run(cli: Cli) -> Result<u8, String> {
             (false, Some(dir)) => CompileCache::Dir(dir.clone()),
             (false, None) => CompileCache::from_env(),
         },
+        // The CLI makes one call at a time (plus the start-up check).
+        max_concurrent_calls: 2,
         ..Options::default()
     };
     let request_limit = usize::try_from(cli.max_request_bytes.unwrap_or_else(|| {

@@ -51,7 +51,7 @@ fn the_first_process_stores_the_artifact_and_later_ones_reuse_it() {
     let stored = artifacts(&dir);
     assert_eq!(stored.len(), 1, "one artifact, no temp file left");
     assert!(stored[0].0.ends_with(".cwasm"));
-    assert!(stored[0].1.starts_with(b"WTCACHE1"));
+    assert!(stored[0].1.starts_with(b"WTCACHE2"));
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
