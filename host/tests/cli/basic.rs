@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::{BIN, envelope, root_arg, run, run_cmd};
+use crate::{BIN, assert_usage_error, envelope, root_arg, run, run_cmd};
 
 #[test]
 fn write_with_inline_content() {
@@ -417,6 +417,5 @@ fn every_sync_mode_writes_the_same_file() {
         ],
         b"",
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty());
+    assert_usage_error(&out);
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::{BIN, envelope, root_arg, run};
+use crate::{BIN, assert_usage_error, envelope, root_arg, run};
 
 /// Names of the tool's temp files in `dir` (not recursive).
 fn temp_files(dir: &Path) -> Vec<String> {
@@ -296,8 +296,7 @@ fn protected_paths_follow_the_host_options() {
         ],
         b"",
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty());
+    assert_usage_error(&out);
 }
 
 #[test]

@@ -55,6 +55,14 @@ pub fn envelope(output: &Output) -> Value {
     serde_json::from_str(lines[0]).expect("stdout is an envelope")
 }
 
+/// Exit 2, a message on stderr, and no envelope.
+#[track_caller]
+pub fn assert_usage_error(output: &Output) {
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(output.stdout.is_empty(), "{output:?}");
+    assert!(!output.stderr.is_empty(), "{output:?}");
+}
+
 pub fn root_arg(dir: &Path) -> String {
     dir.to_str().expect("utf-8 temp path").to_owned()
 }
