@@ -163,13 +163,14 @@ impl Drop for WriteTool {
 }
 
 impl WriteTool {
-    /// Compile the embedded component.
+    /// Compile the embedded component (or load it from the compile cache
+    /// that `options.cache` names).
     pub fn new(options: Options) -> wasmtime::Result<WriteTool> {
         Self::from_component_bytes(COMPONENT, options)
     }
 
-    /// Compile a component given as bytes (for example a `.wasm` built
-    /// separately).
+    /// Compile (or load from the cache) a component given as bytes, for
+    /// example a `.wasm` built separately.
     pub fn from_component_bytes(bytes: &[u8], options: Options) -> wasmtime::Result<WriteTool> {
         let engine = engine(&options)?;
         let component = options.cache.component(&engine, bytes)?;
