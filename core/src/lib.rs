@@ -1,7 +1,7 @@
 //! The Write tool's logic, free of any runtime.
 //!
 //! An agent asks to write `content` to `path`. This crate turns that request
-//! into an [`Envelope`](envelope::Envelope):
+//! into an [`Envelope`]:
 //!
 //! 1. [`params`] parses the tool-call arguments strictly and keeps an echo
 //!    for `params_input`.
