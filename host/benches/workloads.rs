@@ -177,10 +177,14 @@ fn component(tool: &WriteTool, w: &Workload) -> Duration {
     median(samples)
 }
 
-/// Median per call through `serve`, and the process's peak RSS in KiB.
-fn serve(w: &Workload, extra: &[&str]) -> (Duration, u64) {
+/// Median per call through `serve`, and the process's peak RSS in KiB. The
+/// server loads the component from the bench's compile cache, as a server
+/// on a machine that has run the tool before does (compiling in-process
+/// would add Cranelift's memory to the peak).
+fn serve(w: &Workload, cache: &Path, extra: &[&str]) -> (Duration, u64) {
     let dir = fresh_root(w);
     let mut child = Command::new(BIN)
+        .env("WRITE_TOOL_CACHE_DIR", cache)
         .arg("--root")
         .arg(dir.path())
         .args(extra)
@@ -281,8 +285,8 @@ fn main() {
         }
         let n = native(&w);
         let c = component(&tool, &w);
-        let (s, peak) = serve(&w, &[]);
-        let (s_none, _) = serve(&w, &["--sync", "none"]);
+        let (s, peak) = serve(&w, cache.path(), &[]);
+        let (s_none, _) = serve(&w, cache.path(), &["--sync", "none"]);
         if w.name == "W4" {
             w4_peak = peak;
         }
