@@ -413,10 +413,8 @@ fn elapsed_ms(start: Instant) -> u64 {
 /// The root-relative path of a file the envelope says was replaced.
 fn replaced_path(envelope: &Envelope) -> Option<&str> {
     let data = envelope.data.as_ref()?;
-    let replaced = data.applied
-        && matches!(data.operation, Operation::Update)
-        && envelope.stats.bytes_written.unwrap_or(0) > 0;
-    replaced
+    let update = matches!(data.operation, Operation::Update);
+    was_replaced(data.applied, update, envelope.stats.bytes_written)
         .then_some(envelope.context.path_resolved.as_deref())
         .flatten()
 }
@@ -426,12 +424,23 @@ fn restore_mode(root: &Root, snapshot: ModeSnapshot, json: &str) {
     let Ok(value) = serde_json::from_str::<Value>(json) else {
         return;
     };
-    let replaced = value["data"]["applied"] == true
-        && value["data"]["operation"] == "update"
-        && value["stats"]["bytes_written"].as_u64().unwrap_or(0) > 0;
+    let data = &value["data"];
+    let update = data["operation"] == "update";
+    let replaced = was_replaced(
+        data["applied"] == true,
+        update,
+        value["stats"]["bytes_written"].as_u64(),
+    );
     if let (true, Some(resolved)) = (replaced, value["context"]["path_resolved"].as_str()) {
         let _ = snapshot.restore(root, resolved);
     }
+}
+
+/// An existing file was replaced by a new one (which lost its mode): the
+/// write was applied, to an existing file, and wrote bytes (identical
+/// content writes none and keeps the old file).
+fn was_replaced(applied: bool, update: bool, bytes_written: Option<u64>) -> bool {
+    applied && update && bytes_written.unwrap_or(0) > 0
 }
 
 #[cfg(test)]
