@@ -84,6 +84,16 @@ impl ToolError {
         Self::new(ErrorCode::AccessDenied, "Path must be within project root.")
     }
 
+    /// Seed 004's wording for a `write_file` path outside every allowed
+    /// root (SPEC §9).
+    #[cold]
+    pub fn not_allowed(path: &str) -> Self {
+        Self::new(
+            ErrorCode::AccessDenied,
+            format!("path '{path}' is not in allowed directories"),
+        )
+    }
+
     /// More than [`MAX_LINKS`](crate::path::MAX_LINKS) links, or a cycle.
     #[cold]
     pub fn link_loop() -> Self {

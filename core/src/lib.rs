@@ -32,6 +32,7 @@ pub mod fs;
 pub mod params;
 pub mod path;
 pub mod protect;
+pub mod roots;
 pub mod tool;
 
 pub use envelope::Envelope;

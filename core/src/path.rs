@@ -38,6 +38,14 @@ impl RelPath {
         Ok(RelPath { names })
     }
 
+    /// A path already split into plain names (no `""`, `.` or `..`), as
+    /// [`crate::roots`] produces below an absolute root.
+    pub(crate) fn from_names(names: Vec<&str>) -> RelPath {
+        RelPath {
+            names: names.into_iter().map(str::to_owned).collect(),
+        }
+    }
+
     /// The names, root first.
     pub fn names(&self) -> &[String] {
         &self.names
@@ -67,7 +75,7 @@ fn normalize<'a>(segments: impl Iterator<Item = &'a str>) -> Result<Vec<String>,
 }
 
 /// Step 1: characters and lengths.
-fn check_characters(path: &str) -> Result<(), ToolError> {
+pub(crate) fn check_characters(path: &str) -> Result<(), ToolError> {
     if path.is_empty() {
         return Err(ToolError::invalid_param("Path cannot be empty."));
     }

@@ -13,6 +13,7 @@ use crate::fs::{self, Durability, Existing, Resolved, TargetKind};
 use crate::params::{Request, ToolName};
 use crate::path::RelPath;
 use crate::protect::Protection;
+use crate::roots::{AllowedRoots, Located};
 
 /// Default for [`Config::max_content_bytes`]: 16 MiB.
 pub const DEFAULT_MAX_CONTENT_BYTES: u64 = 16 * 1024 * 1024;
@@ -33,6 +34,9 @@ pub struct Config {
     pub read_only: bool,
     /// Which syncs a write makes.
     pub durability: Durability,
+    /// Seed-004 mode: absolute names of the project root and other roots
+    /// that `write_file` calls may reach (SPEC §9). Default: none.
+    pub roots: AllowedRoots,
 }
 
 impl Default for Config {
@@ -44,6 +48,7 @@ impl Default for Config {
             protection: Protection::default(),
             read_only: false,
             durability: Durability::Full,
+            roots: AllowedRoots::default(),
         }
     }
 }
@@ -80,6 +85,11 @@ fn run(root: &Path, request: &Request, echo: Value, config: &Config, start: Inst
     let mut resolved_path = None;
     match execute(root, request, config, &mut resolved_path) {
         Ok(done) => done.into_envelope(request, echo, elapsed_ms(start), resolved_path),
+        Err(err) if request.tool == ToolName::WriteFile && err == ToolError::outside_root() => {
+            // Seed 004's callers match on its wording (SPEC §9).
+            let err = ToolError::not_allowed(&request.path);
+            Envelope::error(err, elapsed_ms(start), echo, resolved_path)
+        }
         Err(err) => Envelope::error(err, elapsed_ms(start), echo, resolved_path),
     }
 }
@@ -109,9 +119,18 @@ fn execute(
 ) -> Result<Done, ToolError> {
     let started = SystemTime::now();
     check_content(&request.content, config)?;
-    let rel = RelPath::parse(&request.path)?;
-    let resolved = fs::resolve(root, rel)?;
-    *resolved_path = Some(resolved.display());
+    let located = match request.tool {
+        ToolName::WriteFile => config.roots.locate_write_file(root, &request.path)?,
+        ToolName::Write => Located {
+            dir: root,
+            prefix: None,
+            rel: RelPath::parse(&request.path)?,
+        },
+    };
+    let (root, prefix) = (located.dir, located.prefix);
+    let resolved = fs::resolve(root, located.rel)?;
+    let display = prefixed(prefix, resolved.display());
+    *resolved_path = Some(display.clone());
     config.protection.check(&resolved.names)?;
     let target = fs::join(root, &resolved.names);
 
@@ -143,12 +162,7 @@ fn execute(
     let diff = if unchanged {
         DiffSummary::default()
     } else {
-        diff::diff(
-            &old_text,
-            &request.content,
-            &resolved.display(),
-            &config.diff,
-        )
+        diff::diff(&old_text, &request.content, &display, &config.diff)
     };
 
     let mut done = Done {
@@ -172,9 +186,17 @@ fn execute(
     write_target(root, &resolved, &target, new, started, config.durability)?;
     done.bytes_written = new.len() as u64;
     if resolved.creates_dirs() {
-        done.created_dir = resolved.parent_display();
+        done.created_dir = resolved.parent_display().map(|p| prefixed(prefix, p));
     }
     Ok(done)
+}
+
+/// A path below another root is shown under that root's absolute name.
+fn prefixed(prefix: Option<&str>, rel: String) -> String {
+    match prefix {
+        None => rel,
+        Some(prefix) => format!("{prefix}/{rel}"),
+    }
 }
 
 fn check_content(content: &str, config: &Config) -> Result<(), ToolError> {
@@ -409,6 +431,60 @@ mod tests {
             serde_json::json!({"path": "g", "content": "x", "expected_size_bytes": 0}),
         );
         assert_eq!(env.error.map(|e| e.code), Some(ErrorCode::Conflict));
+    }
+
+    #[test]
+    fn write_file_reaches_every_allowed_root_and_nothing_else() {
+        use crate::roots::AllowedRoot;
+        let dir = tempfile::tempdir().unwrap();
+        let (project, other) = (dir.path().join("p"), dir.path().join("o"));
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        let config = Config {
+            roots: AllowedRoots {
+                project: vec!["/virt/p".into()],
+                others: vec![AllowedRoot {
+                    dir: other.clone(),
+                    names: vec!["/virt/o".into()],
+                }],
+            },
+            ..Config::default()
+        };
+        let call_as = |name: &str, path: &str| {
+            let input =
+                serde_json::json!({"name": name, "arguments": {"path": path, "content": "x\n"}});
+            call(&project, input.to_string(), &config)
+        };
+        let env = call_as("write_file", "/virt/p/a/x.txt");
+        assert_eq!(env.text, "Successfully wrote to /virt/p/a/x.txt");
+        assert_eq!(env.context.path_resolved.as_deref(), Some("a/x.txt"));
+        assert_eq!(std::fs::read(project.join("a/x.txt")).unwrap(), b"x\n");
+        let env = call_as("write_file", "/virt/o/b/y.txt");
+        assert_eq!(env.status, Status::Success, "{}", env.text);
+        assert_eq!(
+            env.context.path_resolved.as_deref(),
+            Some("/virt/o/b/y.txt")
+        );
+        let preview = env.data.unwrap().diff_preview;
+        assert!(
+            preview.starts_with("--- a//virt/o/b/y.txt\n+++ b//virt/o/b/y.txt\n"),
+            "{preview}"
+        );
+        assert_eq!(std::fs::read(other.join("b/y.txt")).unwrap(), b"x\n");
+        for path in ["/etc/x", "../o/x", "/virt/p/../o2/x"] {
+            let env = call_as("write_file", path);
+            let error = env.error.unwrap();
+            assert_eq!(error.code, ErrorCode::AccessDenied);
+            assert_eq!(
+                error.message,
+                format!("path '{path}' is not in allowed directories")
+            );
+        }
+        let env = call_as("Write", "../o/x");
+        assert_eq!(env.text, "Path must be within project root.");
+        let env = call_as("Write", "/virt/p/x");
+        assert_eq!(env.error.unwrap().code, ErrorCode::InvalidParam);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     /// Path pieces an attacker would try, and some ordinary ones.

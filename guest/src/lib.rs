@@ -21,6 +21,7 @@ use bindings::exports::write_tool::tool::tool as wit;
 use write_tool_core::envelope::{self, Envelope};
 use write_tool_core::fs::Durability;
 use write_tool_core::protect::Protection;
+use write_tool_core::roots::{AllowedRoot, AllowedRoots};
 use write_tool_core::{Config, ErrorCode, Request};
 
 /// The project root as the component sees it: the preopen named `.`.
@@ -56,9 +57,21 @@ impl wit::Guest for Component {
                 wit::Durability::File => Durability::File,
                 wit::Durability::None => Durability::None,
             },
+            roots: AllowedRoots {
+                project: config.root_names,
+                others: config
+                    .other_roots
+                    .into_iter()
+                    .map(|root| AllowedRoot {
+                        dir: root.preopen.into(),
+                        names: root.names,
+                    })
+                    .collect(),
+            },
             ..Config::default()
         }
         .with_diff_timeout_ms(config.diff_timeout_ms);
+        core.roots.check()?;
         let mut guard = CONFIG
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());

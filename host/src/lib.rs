@@ -66,8 +66,8 @@ use wasmtime::{Engine, Store, Trap};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
 pub use bindings::exports::write_tool::tool::tool::{
-    Config as GuestConfig, Context, Data, Durability, Envelope, ErrorCode, ErrorInfo, Operation,
-    Stats, Status as TypedStatus,
+    AllowedRoot, Config as GuestConfig, Context, Data, Durability, Envelope, ErrorCode, ErrorInfo,
+    Operation, Stats, Status as TypedStatus,
 };
 pub use cache::CompileCache;
 pub use envelope::{Status, invalid_request, status_of};
@@ -250,7 +250,7 @@ impl WriteTool {
         let instance = self.pre.instantiate(&mut store)?;
         instance
             .write_tool_tool_tool()
-            .call_configure(&mut store, &self.guest_config())?
+            .call_configure(&mut store, &self.guest_config(None))?
             .map_err(wasmtime::Error::msg)
     }
 
@@ -303,7 +303,7 @@ impl WriteTool {
             let instance = self.pre.instantiate(&mut store)?;
             let guest = instance.write_tool_tool_tool();
             guest
-                .call_configure(&mut store, &self.guest_config())?
+                .call_configure(&mut store, &self.guest_config(root))?
                 .map_err(wasmtime::Error::msg)?;
             f(guest, &mut store)
         })();
@@ -318,7 +318,8 @@ impl WriteTool {
         })
     }
 
-    fn guest_config(&self) -> GuestConfig {
+    fn guest_config<'a>(&self, root: impl Into<Option<&'a Root>>) -> GuestConfig {
+        let (root_names, other_roots) = root.into().map(Root::guest_roots).unwrap_or_default();
         GuestConfig {
             max_content_bytes: self.options.max_content_bytes,
             allow_empty: self.options.allow_empty,
@@ -328,6 +329,8 @@ impl WriteTool {
             protect: self.options.protect.clone(),
             read_only: self.options.read_only,
             durability: self.options.durability,
+            root_names,
+            other_roots,
         }
     }
 }

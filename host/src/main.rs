@@ -27,9 +27,11 @@ const EXIT_USAGE: u8 = 2;
 #[command(name = "write-tool", version, about, long_about = None)]
 struct Cli {
     /// Project root: the only directory the tool can touch (default: the
-    /// current directory).
+    /// current directory). Give it again to allow more directories (seed
+    /// 004's AllowedPaths): relative paths resolve against the first, and
+    /// `write_file` calls may name absolute paths inside any of them.
     #[arg(long, global = true, value_name = "DIR")]
-    root: Option<PathBuf>,
+    root: Vec<PathBuf>,
 
     /// Pretty-print the envelope.
     #[arg(long, global = true)]
@@ -211,13 +213,19 @@ fn run(cli: Cli) -> Result<u8, String> {
     }
 }
 
-fn open_root(root: Option<PathBuf>) -> Result<Root, String> {
-    let path = match root {
-        Some(path) => path,
-        None => std::env::current_dir()
-            .map_err(|e| format!("cannot read the current directory: {e}"))?,
-    };
-    Root::open(&path).map_err(|e| format!("root {} is not a usable directory: {e}", path.display()))
+fn open_root(mut roots: Vec<PathBuf>) -> Result<Root, String> {
+    if roots.is_empty() {
+        roots.push(
+            std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?,
+        );
+    }
+    for path in &roots {
+        // Open each alone first, so the message names the one that failed.
+        Root::open(path)
+            .map_err(|e| format!("root {} is not a usable directory: {e}", path.display()))?;
+    }
+    Root::open_all(&roots).map_err(|e| format!("cannot open the roots: {e}"))
 }
 
 fn read_content(content: Option<String>, file: Option<PathBuf>) -> Result<String, String> {
