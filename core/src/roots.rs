@@ -176,7 +176,10 @@ mod tests {
         }
     }
 
-    fn place(path: &str) -> Result<(String, Option<String>, Vec<String>), (ErrorCode, String)> {
+    /// Where a path lands: the I/O directory, the display prefix, the names.
+    type Placed = (String, Option<String>, Vec<String>);
+
+    fn place(path: &str) -> Result<Placed, (ErrorCode, String)> {
         let roots = roots();
         roots
             .locate_write_file(Path::new("."), path)

@@ -52,8 +52,10 @@
 mod bindings;
 mod cache;
 mod envelope;
+pub mod mcp;
 mod sandbox;
 mod state;
+pub mod ws;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

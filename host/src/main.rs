@@ -5,14 +5,19 @@
 //! envelope, 2 for a usage or host failure (message on stderr, no envelope).
 
 use std::io::{self, BufRead, Read, Write};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use serde_json::{Value, json};
+use write_tool::mcp::McpServer;
+use write_tool::ws::WsOptions;
 use write_tool::{
-    CompileCache, Durability, Options, Root, Status, WriteTool, invalid_request, status_of,
+    COMPONENT, CompileCache, Durability, Options, Root, Status, WriteTool, invalid_request,
+    status_of,
 };
 
 /// Exit status for `success` and `partial` envelopes.
@@ -120,8 +125,34 @@ enum Command {
     /// {"name": "Write", "arguments": {...}}.
     Call,
     /// Answer one JSON request per stdin line with one envelope per stdout
-    /// line, until end of input.
-    Serve,
+    /// line, until end of input; or, with --ws, one request per WebSocket
+    /// text message.
+    Serve {
+        /// Serve WebSocket connections on this address instead of stdin
+        /// (for example 127.0.0.1:8765; port 0 picks a free port, printed
+        /// on stderr).
+        #[arg(long, value_name = "ADDR")]
+        ws: Option<SocketAddr>,
+        /// Allow --ws on an address that is not loopback. Anyone who can
+        /// reach it can write files under the roots.
+        #[arg(long, requires = "ws")]
+        ws_allow_remote: bool,
+        /// Accept browser connections from this origin too (repeatable;
+        /// loopback origins are always accepted), for example
+        /// https://tool.example.com.
+        #[arg(long, value_name = "ORIGIN", requires = "ws")]
+        ws_origin: Vec<String>,
+    },
+    /// Serve the tool over the Model Context Protocol on stdin/stdout
+    /// (tools `Write` and `write_file`).
+    Mcp,
+    /// Write the WebAssembly component this binary runs, for other hosts
+    /// (wasmtime, wasmtime-py, jco).
+    Component {
+        /// Write it to this file instead of stdout.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Print the tool definition (name, description, parameter schema).
     Schema,
 }
@@ -156,8 +187,12 @@ fn run(cli: Cli) -> Result<u8, String> {
             (false, Some(dir)) => CompileCache::Dir(dir.clone()),
             (false, None) => CompileCache::from_env(),
         },
-        // The CLI makes one call at a time (plus the start-up check).
-        max_concurrent_calls: 2,
+        // `write`, `call` and `serve` make one call at a time (plus the
+        // start-up check); the network servers take a few at once.
+        max_concurrent_calls: match cli.command {
+            Command::Mcp | Command::Serve { ws: Some(_), .. } => SERVER_CALLS,
+            _ => 2,
+        },
         ..Options::default()
     };
     let request_limit = usize::try_from(cli.max_request_bytes.unwrap_or_else(|| {
@@ -169,10 +204,26 @@ fn run(cli: Cli) -> Result<u8, String> {
     .unwrap_or(usize::MAX);
     let root = match &cli.command {
         Command::Schema => None,
+        Command::Component { out } => return write_component(out.as_deref()),
         _ => Some(open_root(cli.root.clone())?),
     };
+    if let Command::Serve {
+        ws: Some(addr),
+        ws_allow_remote,
+        ..
+    } = &cli.command
+        && !addr.ip().is_loopback()
+        && !ws_allow_remote
+    {
+        return Err(format!(
+            "--ws {addr} is not a loopback address; add --ws-allow-remote to serve it anyway"
+        ));
+    }
     let tool = WriteTool::new(options).map_err(|e| format!("cannot start the tool: {e}"))?;
-    let mut out = io::stdout().lock();
+    // Locked per command, not here: the network servers write to stdout
+    // from the async runtime's threads, and a lock held by this thread
+    // would block them forever.
+    let mut out = io::stdout();
     match (cli.command, root) {
         (Command::Schema, _) => {
             let definition = tool
@@ -204,13 +255,73 @@ fn run(cli: Cli) -> Result<u8, String> {
             emit(&mut out, &envelope, cli.pretty)?;
             Ok(exit_code(&envelope))
         }
-        (Command::Serve, Some(root)) => {
+        (Command::Serve { ws: None, .. }, Some(root)) => {
             // JSON lines: one envelope per line, so never pretty.
             serve(&tool, &root, io::stdin().lock(), &mut out, request_limit)?;
             Ok(EXIT_OK)
         }
-        (_, None) => Err("no root".into()),
+        (
+            Command::Serve {
+                ws: Some(addr),
+                ws_origin,
+                ..
+            },
+            Some(root),
+        ) => {
+            let options = WsOptions {
+                max_message_bytes: request_limit,
+                allowed_origins: ws_origin,
+            };
+            runtime()?.block_on(async move {
+                let listener = tokio::net::TcpListener::bind(addr)
+                    .await
+                    .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+                let local = listener
+                    .local_addr()
+                    .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+                eprintln!("write-tool: serving ws://{local}");
+                write_tool::ws::serve(Arc::new(tool), Arc::new(root), listener, options)
+                    .await
+                    .map_err(|e| format!("WebSocket server failed: {e}"))
+            })?;
+            Ok(EXIT_OK)
+        }
+        (Command::Mcp, Some(root)) => {
+            let server = McpServer::new(Arc::new(tool), Arc::new(root))
+                .map_err(|e| format!("cannot start the MCP server: {e}"))?;
+            runtime()?
+                .block_on(server.serve_stdio(request_limit))
+                .map_err(|e| format!("MCP server failed: {e}"))?;
+            Ok(EXIT_OK)
+        }
+        (_, None) | (Command::Component { .. }, _) => Err("no root".into()),
     }
+}
+
+/// Calls the network servers (`mcp`, `serve --ws`) run at once; more wait.
+const SERVER_CALLS: u32 = 8;
+
+/// The async runtime of the network servers. Calls themselves run on its
+/// blocking threads, bounded by [`SERVER_CALLS`].
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+/// `write-tool component`: the embedded `.wasm`, byte for byte.
+fn write_component(out: Option<&std::path::Path>) -> Result<u8, String> {
+    match out {
+        Some(path) => std::fs::write(path, COMPONENT)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        None => io::stdout()
+            .lock()
+            .write_all(COMPONENT)
+            .map_err(|e| format!("cannot write to stdout: {e}"))?,
+    }
+    Ok(EXIT_OK)
 }
 
 fn open_root(mut roots: Vec<PathBuf>) -> Result<Root, String> {

@@ -419,3 +419,56 @@ fn every_sync_mode_writes_the_same_file() {
     );
     assert_usage_error(&out);
 }
+
+#[test]
+fn root_given_twice_allows_both_for_write_file() {
+    let first = tempfile::tempdir().unwrap();
+    let second = tempfile::tempdir().unwrap();
+    let (a, b) = (root_arg(first.path()), root_arg(second.path()));
+    let abs = format!(
+        "{}/data/x.txt",
+        second.path().canonicalize().unwrap().display()
+    );
+    let input = json!({"name": "write_file", "arguments": {"path": abs, "content": "x"}});
+    let out = run(
+        &["--root", &a, "--root", &b, "call"],
+        input.to_string().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        envelope(&out)["text"],
+        format!("Successfully wrote to {abs}")
+    );
+    assert_eq!(
+        fs::read_to_string(second.path().join("data/x.txt")).unwrap(),
+        "x"
+    );
+    // Relative paths go to the first root.
+    let input = json!({"name": "write_file", "arguments": {"path": "y.txt", "content": "y"}});
+    let out = run(
+        &["--root", &a, "--root", &b, "call"],
+        input.to_string().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(first.path().join("y.txt").exists());
+    // With only the first root, the second is outside every allowed root.
+    let input = json!({"name": "write_file", "arguments": {"path": abs, "content": "z"}});
+    let out = run(&["--root", &a, "call"], input.to_string().as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        envelope(&out)["error"]["message"],
+        format!("path '{abs}' is not in allowed directories")
+    );
+    assert_eq!(
+        fs::read_to_string(second.path().join("data/x.txt")).unwrap(),
+        "x"
+    );
+    // A root that does not exist is a usage error, named.
+    let missing = first.path().join("missing");
+    let out = run(
+        &["--root", &a, "--root", missing.to_str().unwrap(), "call"],
+        b"{}",
+    );
+    assert_usage_error(&out);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing"));
+}

@@ -1,0 +1,68 @@
+"""The write-tool component under wasmtime-py (PyPI `wasmtime`).
+
+Usage: python write_tool.py write_tool.wasm ROOT
+
+Get the component with `write-tool component -o write_tool.wasm`: it is the
+same file the `write-tool` binary runs. ROOT is preopened as ".", the only
+directory the component can see.
+"""
+
+import json
+import sys
+
+from wasmtime import Engine, Store, WasiConfig
+from wasmtime.component import Component, Linker
+
+INTERFACE = "write-tool:tool/tool@0.1.0"
+
+
+class WriteTool:
+    def __init__(self, wasm_path, root):
+        self.engine = Engine()
+        self.component = Component.from_file(self.engine, wasm_path)
+        self.linker = Linker(self.engine)
+        self.linker.add_wasip2()
+        self.root = root
+
+    def _func(self, name):
+        # A fresh store and instance per call, as the Rust host does: nothing
+        # one call does can leak into the next.
+        store = Store(self.engine)
+        wasi = WasiConfig()
+        wasi.preopen_dir(self.root, ".")
+        store.set_wasi(wasi)
+        instance = self.linker.instantiate(store, self.component)
+        interface = instance.get_export_index(store, INTERFACE)
+        index = instance.get_export_index(store, name, interface)
+        return store, instance.get_func(store, index)
+
+    def write(self, path, content, dry_run=False):
+        """The typed export: returns a record with the envelope's fields."""
+        store, func = self._func("write")
+        return func(store, path, content, dry_run)
+
+    def call(self, arguments):
+        """The JSON export: a tool call or its arguments in, envelope out."""
+        store, func = self._func("call")
+        return json.loads(func(store, json.dumps(arguments)))
+
+
+def main(wasm_path, root):
+    tool = WriteTool(wasm_path, root)
+
+    env = tool.write("hello/from-python.txt", "written by wasmtime-py\n")
+    print(env.status, "-", env.text)
+    assert env.status == "success", env.text
+
+    env = tool.call({"name": "Write", "arguments": {"path": "hello/from-python.txt", "content": "updated\n"}})
+    print(env["status"], "-", env["text"])
+    print(env["data"]["diff_preview"], end="")
+    assert env["data"]["operation"] == "update", env
+
+    env = tool.call({"path": "../outside.txt", "content": "x"})
+    print(env["status"], "-", env["error"]["code"], env["error"]["message"])
+    assert env["error"]["code"] == "ACCESS_DENIED", env
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

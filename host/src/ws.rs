@@ -1,0 +1,191 @@
+//! JSON requests over WebSocket (`write-tool serve --ws ADDR`), for browser
+//! front ends such as seed 004's.
+//!
+//! One request per text message (the arguments object or a tool call, as
+//! for `serve`), one envelope per reply, in order, per connection. A
+//! malformed request is answered with an `INVALID_PARAM` envelope and the
+//! connection stays open; a binary message is answered the same way. A
+//! message over the size limit closes the connection with code 1009
+//! ("message too big"), the WebSocket way, without being buffered.
+//!
+//! A web page can open a WebSocket to any address, including loopback:
+//! browsers do not apply the same-origin policy to WebSockets. So the
+//! handshake is refused (403) when it carries an `Origin` header that is
+//! neither a loopback origin (`http://localhost:5173`, `http://127.0.0.1`,
+//! `http://[::1]:8080`) nor one the host allowed by name. Clients that are
+//! not browsers send no `Origin` and are accepted.
+
+use std::sync::Arc;
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+use tokio_tungstenite::tungstenite::http::StatusCode;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+
+use crate::{Root, WriteTool, invalid_request};
+
+/// Limits and the origin policy of a WebSocket server.
+#[derive(Debug, Clone, Default)]
+pub struct WsOptions {
+    /// Largest request message, in bytes.
+    pub max_message_bytes: usize,
+    /// Origins accepted besides loopback ones, exactly as browsers send
+    /// them (`https://tool.example.com`).
+    pub allowed_origins: Vec<String>,
+}
+
+/// Accept connections on `listener` until the process ends.
+pub async fn serve(
+    tool: Arc<WriteTool>,
+    root: Arc<Root>,
+    listener: TcpListener,
+    options: WsOptions,
+) -> std::io::Result<()> {
+    let slots = usize::try_from(tool.options().max_concurrent_calls.max(1)).unwrap_or(1);
+    let shared = Arc::new(Shared {
+        tool,
+        root,
+        options,
+        slots: Semaphore::new(slots),
+    });
+    loop {
+        // A failed accept (the peer went away, or out of descriptors for a
+        // moment) concerns that connection only.
+        if let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(Arc::clone(&shared).connection(stream));
+        }
+    }
+}
+
+struct Shared {
+    tool: Arc<WriteTool>,
+    root: Arc<Root>,
+    options: WsOptions,
+    slots: Semaphore,
+}
+
+impl Shared {
+    async fn connection(self: Arc<Self>, stream: TcpStream) {
+        let limit = self.options.max_message_bytes;
+        let config = WebSocketConfig::default()
+            .max_message_size(Some(limit))
+            .max_frame_size(Some(limit));
+        let allowed = self.options.allowed_origins.clone();
+        #[allow(clippy::result_large_err, reason = "tungstenite's callback signature")]
+        let check = move |request: &Request, response: Response| {
+            check_origin(request, &allowed).map(|()| response)
+        };
+        let mut ws = match tokio_tungstenite::accept_hdr_async_with_config(
+            stream,
+            check,
+            Some(config),
+        )
+        .await
+        {
+            Ok(ws) => ws,
+            Err(_) => return,
+        };
+        while let Some(message) = ws.next().await {
+            let reply = match message {
+                Ok(Message::Text(text)) => self.call(text.as_str().to_owned()).await,
+                Ok(Message::Binary(_)) => {
+                    invalid_request("Invalid JSON arguments: send each request as a text message.")
+                }
+                Ok(Message::Close(_)) | Err(_) => break,
+                Ok(_) => continue,
+            };
+            if ws.send(Message::text(reply)).await.is_err() {
+                break;
+            }
+        }
+    }
+
+    async fn call(self: &Arc<Self>, request: String) -> String {
+        let Ok(_permit) = self.slots.acquire().await else {
+            return invalid_request("The server is shutting down.");
+        };
+        let shared = Arc::clone(self);
+        tokio::task::spawn_blocking(move || shared.tool.call(&shared.root, &request))
+            .await
+            .unwrap_or_else(|_| invalid_request("The call did not finish."))
+    }
+}
+
+/// Accept no `Origin` (not a browser), a loopback origin, or one allowed
+/// by name; refuse anything else with 403.
+#[allow(clippy::result_large_err, reason = "tungstenite's callback signature")]
+fn check_origin(request: &Request, allowed: &[String]) -> Result<(), ErrorResponse> {
+    let Some(origin) = request.headers().get("origin") else {
+        return Ok(());
+    };
+    let origin = origin.to_str().unwrap_or_default();
+    if is_loopback_origin(origin) || allowed.iter().any(|a| a == origin) {
+        return Ok(());
+    }
+    let mut response = ErrorResponse::new(Some(format!(
+        "origin {origin} is not allowed; start the server with --ws-origin {origin} to allow it\n"
+    )));
+    *response.status_mut() = StatusCode::FORBIDDEN;
+    Err(response)
+}
+
+/// `http(s)://localhost`, `127.x.x.x` or `[::1]`, any port.
+fn is_loopback_origin(origin: &str) -> bool {
+    let Some(rest) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((host, after)) if after.is_empty() || after.starts_with(':') => host,
+            _ => return false,
+        }
+    } else {
+        match rest.split_once(':') {
+            Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+            Some(_) => return false,
+            None => rest,
+        }
+    };
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    host.parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_origin;
+
+    #[test]
+    fn loopback_origins() {
+        for ok in [
+            "http://localhost",
+            "http://localhost:5173",
+            "https://127.0.0.1:8443",
+            "http://127.9.9.9",
+            "http://[::1]:8080",
+            "http://LOCALHOST",
+        ] {
+            assert!(is_loopback_origin(ok), "{ok}");
+        }
+        for bad in [
+            "http://localhost.evil.com",
+            "http://evil.com",
+            "http://127.0.0.1.evil.com",
+            "http://127.0.0.1:80@evil.com",
+            "null",
+            "file://",
+            "http://[::1].evil.com",
+            "http://10.0.0.1",
+        ] {
+            assert!(!is_loopback_origin(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,89 @@
+"""Drive `write-tool mcp` with the official MCP Python SDK's stdio client.
+
+Usage: mcp_client.py WRITE_TOOL ROOT
+
+Initializes, lists the tools, calls Write (create, update, dry run, an
+error, 12 MiB of content) and write_file, and checks the answers. The Rust
+test that runs this checks the files on disk.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def envelope(result):
+    """The envelope, checked to be the same as text and as structured content."""
+    assert len(result.content) == 1, result.content
+    text = json.loads(result.content[0].text)
+    assert result.structured_content == text, (result.structured_content, text)
+    assert result.is_error == (text["status"] == "error"), (result.is_error, text)
+    return text
+
+
+async def main(binary, root):
+    server = StdioServerParameters(command=binary, args=["--root", root, "mcp"])
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "write-tool", init.server_info
+            assert init.capabilities.tools is not None
+
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert set(tools) == {"Write", "write_file"}, set(tools)
+            write = tools["Write"]
+            assert write.input_schema["required"] == ["path", "content"], write.input_schema
+            assert "dry_run" in write.input_schema["properties"]
+            for tool in tools.values():
+                hints = tool.annotations
+                assert hints.destructive_hint is True, hints
+                assert hints.idempotent_hint is True, hints
+                assert hints.open_world_hint is False, hints
+
+            env = envelope(await session.call_tool("Write", {"path": "src/a.txt", "content": "one\n"}))
+            assert env["status"] == "success", env
+            assert env["data"]["operation"] == "create", env
+            assert env["text"] == "Created 'src/a.txt' (1 line, 4 bytes).\n(Created directory: src/)", env
+
+            env = envelope(await session.call_tool("Write", {"path": "src/a.txt", "content": "one\ntwo\n"}))
+            assert env["data"]["operation"] == "update", env
+            assert "+two" in env["data"]["diff_preview"], env
+
+            env = envelope(await session.call_tool("Write", {"path": "dry.txt", "content": "x\n", "dry_run": True}))
+            assert env["status"] == "partial" and env["data"]["applied"] is False, env
+
+            result = await session.call_tool("Write", {"path": "../escape.txt", "content": "x\n"})
+            env = envelope(result)
+            assert result.is_error is True
+            assert env["error"]["code"] == "ACCESS_DENIED", env
+
+            env = envelope(await session.call_tool("Write", {"path": "no-content.txt"}))
+            assert env["error"]["code"] == "INVALID_PARAM", env
+
+            big = "0123456789abcde\n" * (12 * 1024 * 1024 // 16)
+            env = envelope(await session.call_tool("Write", {"path": "big.txt", "content": big}))
+            # A preview that large is truncated, so the status is partial.
+            assert env["status"] == "partial" and env["data"]["applied"] is True, env["text"]
+            assert env["stats"]["bytes_written"] == len(big), env["stats"]
+
+            env = envelope(await session.call_tool("write_file", {"path": "notes/todo.txt", "content": "Buy milk"}))
+            assert env["text"] == "Successfully wrote to notes/todo.txt", env
+
+            try:
+                await session.call_tool("NoSuchTool", {})
+            except Exception as err:  # the SDK raises on a JSON-RPC error
+                assert "Unknown tool" in str(err), err
+            else:
+                raise AssertionError("an unknown tool must be a JSON-RPC error")
+
+            # The server is still there after all of that.
+            env = envelope(await session.call_tool("Write", {"path": "last.txt", "content": "still here\n"}))
+            assert env["status"] == "success", env
+    print("mcp client: ok")
+
+
+if __name__ == "__main__":
+    asyncio.run(asyncio.wait_for(main(sys.argv[1], sys.argv[2]), timeout=300))

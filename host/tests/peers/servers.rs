@@ -1,0 +1,53 @@
+//! `write-tool mcp` and `write-tool serve --ws` under real clients.
+
+use std::fs;
+use std::process::Command;
+
+use crate::{BIN, python, root, run, workspace};
+
+#[test]
+fn mcp_python_sdk_client() {
+    let root = root();
+    let script = workspace().join("host/tests/peers/mcp_client.py");
+    let output = run(Command::new(python()).arg(script).arg(BIN).arg(root.path()));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("mcp client: ok"));
+    let read = |p: &str| fs::read_to_string(root.path().join(p)).expect(p);
+    assert_eq!(read("src/a.txt"), "one\ntwo\n");
+    assert_eq!(read("notes/todo.txt"), "Buy milk");
+    assert_eq!(read("last.txt"), "still here\n");
+    assert_eq!(
+        fs::metadata(root.path().join("big.txt"))
+            .expect("big")
+            .len(),
+        12 * 1024 * 1024
+    );
+    assert!(!root.path().join("dry.txt").exists());
+    assert!(!root.path().join("no-content.txt").exists());
+    assert!(
+        !root
+            .path()
+            .parent()
+            .expect("parent")
+            .join("escape.txt")
+            .exists()
+    );
+}
+
+#[test]
+fn websocket_python_client() {
+    let root = root();
+    let script = workspace().join("host/tests/peers/ws_client.py");
+    let output = run(Command::new(python()).arg(script).arg(BIN).arg(root.path()));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("websocket client: ok"));
+    let read = |p: &str| fs::read_to_string(root.path().join(p)).expect(p);
+    assert_eq!(read("a.txt"), "two\n");
+    assert_eq!(read("notes/todo.txt"), "Buy milk");
+    assert_eq!(read("ui.txt"), "from the UI");
+    for n in 0..4 {
+        for i in 0..5 {
+            assert_eq!(read(&format!("many/{n}/{i}.txt")), format!("{n}-{i}\n"));
+        }
+    }
+    assert!(!root.path().join("b.txt").exists());
+    assert!(!root.path().join("evil.txt").exists());
+}

@@ -1,0 +1,86 @@
+"""Drive `write-tool serve --ws` with the `websockets` client library.
+
+Usage: ws_client.py WRITE_TOOL ROOT
+
+Starts the server on a free loopback port, then sends requests in both
+forms, a malformed one, a binary one and several connections at once, and
+checks each reply. A browser-like connection from a foreign Origin must be
+refused. The Rust test that runs this checks the files on disk.
+"""
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import websockets
+
+
+async def request(ws, payload):
+    await ws.send(payload if isinstance(payload, (str, bytes)) else json.dumps(payload))
+    return json.loads(await ws.recv())
+
+
+async def main(binary, root):
+    server = subprocess.Popen(
+        [binary, "--root", root, "serve", "--ws", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = server.stderr.readline()
+        assert line.startswith("write-tool: serving ws://"), line
+        url = line.split()[-1]
+
+        async with websockets.connect(url, max_size=None) as ws:
+            env = await request(ws, {"path": "a.txt", "content": "one\n"})
+            assert env["status"] == "success" and env["data"]["operation"] == "create", env
+            env = await request(ws, {"name": "write_file", "arguments": {"path": "notes/todo.txt", "content": "Buy milk"}})
+            assert env["text"] == "Successfully wrote to notes/todo.txt", env
+            env = await request(ws, {"name": "Write", "arguments": json.dumps({"path": "a.txt", "content": "two\n"})})
+            assert env["data"]["operation"] == "update", env
+
+            # Malformed requests are answered, and the connection stays.
+            env = await request(ws, "{not json")
+            assert env["error"]["code"] == "INVALID_PARAM", env
+            env = await request(ws, b'{"path": "b.txt", "content": "x"}')
+            assert env["error"]["code"] == "INVALID_PARAM" and "text message" in env["text"], env
+            env = await request(ws, {"path": "../escape.txt", "content": "x"})
+            assert env["error"]["code"] == "ACCESS_DENIED", env
+
+            big = "x" * (3 * 1024 * 1024)
+            env = await request(ws, {"path": "big.txt", "content": big})
+            assert env["stats"]["bytes_written"] == len(big), env["stats"]
+
+        # Several connections at once, each answered in its own order.
+        async def client(n):
+            async with websockets.connect(url) as ws:
+                for i in range(5):
+                    env = await request(ws, {"path": f"many/{n}/{i}.txt", "content": f"{n}-{i}\n"})
+                    assert env["status"] == "success", env
+        await asyncio.gather(*(client(n) for n in range(4)))
+
+        # A page on another site must not be able to write files.
+        try:
+            async with websockets.connect(url, origin="http://evil.example") as ws:
+                await request(ws, {"path": "evil.txt", "content": "x"})
+        except websockets.exceptions.InvalidStatus as err:
+            assert err.response.status_code == 403, err
+        else:
+            raise AssertionError("a foreign origin must be refused")
+        # A local front end (seed 004's, on a dev server) is welcome.
+        async with websockets.connect(url, origin="http://localhost:5173") as ws:
+            env = await request(ws, {"name": "write_file", "arguments": {"path": "ui.txt", "content": "from the UI"}})
+            assert env["status"] == "success", env
+
+        assert server.poll() is None, "the server must still be running"
+    finally:
+        server.kill()
+        server.wait()
+    print("websocket client: ok")
+
+
+if __name__ == "__main__":
+    asyncio.run(asyncio.wait_for(main(sys.argv[1], sys.argv[2]), timeout=300))
