@@ -23,3 +23,82 @@ fn ws_refuses_addresses_that_are_not_loopback_unless_asked() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--ws-allow-remote"), "{stderr}");
 }
+
+/// Raw JSON-RPC on the MCP server's stdin: every kind of bad line, then a
+/// good call that must still be answered.
+#[test]
+fn mcp_survives_malformed_requests() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let root = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(BIN)
+        .arg("--root")
+        .arg(root.path())
+        .args(["--max-request-bytes", "4096", "mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut send = |line: &str| writeln!(stdin, "{line}").expect("send");
+    let mut answer = || -> serde_json::Value {
+        let line = lines.next().expect("an answer").expect("read");
+        serde_json::from_str(&line).expect("JSON-RPC")
+    };
+    send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    );
+    assert_eq!(answer()["id"], 1);
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    // Not JSON, and a line over the limit: no id to answer, so ignored.
+    send("this is not json");
+    send(&format!(
+        r#"{{"jsonrpc":"2.0","id":99,"method":"ping","pad":"{}"}}"#,
+        "x".repeat(8192)
+    ));
+    send("[1, 2, 3]");
+    assert_eq!(answer()["error"]["code"], -32600);
+    send(r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#);
+    let reply = answer();
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (2.into(), (-32601).into())
+    );
+    send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"Delete","arguments":{}}}"#,
+    );
+    let reply = answer();
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (3.into(), (-32602).into())
+    );
+    send(
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"Write","arguments":{"path":7}}}"#,
+    );
+    let reply = answer();
+    assert_eq!(reply["id"], 4);
+    assert_eq!(reply["result"]["isError"], true);
+    assert_eq!(
+        reply["result"]["structuredContent"]["error"]["code"],
+        "INVALID_PARAM"
+    );
+    send(
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"Write","arguments":{"path":"ok.txt","content":"ok\n"}}}"#,
+    );
+    let reply = answer();
+    assert_eq!(reply["id"], 5);
+    assert_eq!(reply["result"]["isError"], false);
+    assert_eq!(reply["result"]["structuredContent"]["status"], "success");
+    drop(stdin);
+    assert!(
+        child.wait().expect("wait").success(),
+        "EOF ends the server cleanly"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("ok.txt")).expect("read"),
+        "ok\n"
+    );
+}

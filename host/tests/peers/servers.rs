@@ -1,6 +1,7 @@
 //! `write-tool mcp` and `write-tool serve --ws` under real clients.
 
 use std::fs;
+use std::path::Path;
 use std::process::Command;
 
 use crate::{BIN, python, root, run, workspace};
@@ -50,4 +51,38 @@ fn websocket_python_client() {
     }
     assert!(!root.path().join("b.txt").exists());
     assert!(!root.path().join("evil.txt").exists());
+}
+
+/// The README's MCP client configuration, as written: only its placeholder
+/// root is filled in, and `write-tool` is found on `PATH` as after
+/// `cargo install`.
+#[test]
+fn readme_mcp_configuration_works_as_written() {
+    let readme = fs::read_to_string(workspace().join("README.md")).expect("README");
+    let block = readme
+        .split("<!-- mcp-config")
+        .nth(1)
+        .and_then(|rest| rest.split("```json\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README has the MCP configuration block");
+    let root = root();
+    let config = block.replace("/path/to/project", root.path().to_str().expect("utf-8"));
+    let config_path = root.path().with_extension("mcp.json");
+    fs::write(&config_path, &config).expect("config");
+    let bin_dir = Path::new(BIN).parent().expect("bin dir");
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .expect("PATH");
+    let script = workspace().join("host/tests/peers/mcp_config_client.py");
+    let output = run(Command::new(python())
+        .arg(script)
+        .arg(&config_path)
+        .env("PATH", path));
+    fs::remove_file(&config_path).expect("cleanup");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("configured server: ok"));
+    assert_eq!(
+        fs::read_to_string(root.path().join("from-config.txt")).expect("read"),
+        "configured\n"
+    );
 }
