@@ -25,6 +25,9 @@ use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, 
 use tokio_tungstenite::tungstenite::http::StatusCode;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
+use serde_json::json;
+
+use crate::envelope::error_json;
 use crate::{Root, WriteTool, invalid_request};
 
 /// Limits and the origin policy of a WebSocket server.
@@ -101,16 +104,19 @@ impl Shared {
                 break;
             }
         }
+        // Completes the closing handshake if the client started it.
+        let _ = ws.close(None).await;
     }
 
     async fn call(self: &Arc<Self>, request: String) -> String {
+        let failed = |message: &str| error_json("EXECUTION_ERROR", message, 0, json!({}));
         let Ok(_permit) = self.slots.acquire().await else {
-            return invalid_request("The server is shutting down.");
+            return failed("The server is shutting down; nothing was written.");
         };
         let shared = Arc::clone(self);
         tokio::task::spawn_blocking(move || shared.tool.call(&shared.root, &request))
             .await
-            .unwrap_or_else(|_| invalid_request("The call did not finish."))
+            .unwrap_or_else(|_| failed("The call did not finish."))
     }
 }
 
