@@ -201,6 +201,11 @@ impl Root {
 }
 
 /// The names of an absolute POSIX path, `.` and `..` applied lexically.
+///
+/// The same rule as the guest's (`core/src/roots.rs`), which the host does
+/// not link: both must place a path in the same root, or a mode would be
+/// read from one file and put back on another (inside the roots either
+/// way: every access here goes through a root's `Dir`).
 fn absolute_names(path: &str) -> Option<Vec<&str>> {
     let rest = path.strip_prefix('/')?;
     let mut names = Vec::new();

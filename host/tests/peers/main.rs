@@ -120,7 +120,27 @@ fn component() -> &'static Path {
     })
 }
 
-/// A fresh, empty project root.
-fn root() -> tempfile::TempDir {
-    tempfile::tempdir().expect("tempdir")
+/// A fresh, empty project root, alone in its own temp directory so that
+/// an escape would land somewhere this test owns.
+struct TestRoot {
+    dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl TestRoot {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether `name` exists beside the root (where `../name` leads).
+    fn beside(&self, name: &str) -> bool {
+        self.dir.path().join(name).symlink_metadata().is_ok()
+    }
+}
+
+fn root() -> TestRoot {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("root");
+    fs::create_dir(&path).expect("root");
+    TestRoot { dir, path }
 }

@@ -24,14 +24,7 @@ fn mcp_python_sdk_client() {
     );
     assert!(!root.path().join("dry.txt").exists());
     assert!(!root.path().join("no-content.txt").exists());
-    assert!(
-        !root
-            .path()
-            .parent()
-            .expect("parent")
-            .join("escape.txt")
-            .exists()
-    );
+    assert!(!root.beside("escape.txt"));
 }
 
 #[test]
