@@ -257,7 +257,13 @@ fn run(cli: Cli) -> Result<u8, String> {
         }
         (Command::Serve { ws: None, .. }, Some(root)) => {
             // JSON lines: one envelope per line, so never pretty.
-            serve(&tool, &root, io::stdin().lock(), &mut out, request_limit)?;
+            serve(
+                &tool,
+                &root,
+                io::stdin().lock(),
+                &mut out.lock(),
+                request_limit,
+            )?;
             Ok(EXIT_OK)
         }
         (
