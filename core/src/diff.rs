@@ -165,14 +165,19 @@ fn line_ops<'a>(
     new: &[&'a str],
     deadline: Option<std::time::Instant>,
 ) -> Vec<DiffOp> {
-    let mut numbers: HashMap<&'a str, u32, foldhash::fast::RandomState> =
-        HashMap::with_capacity_and_hasher(old.len().max(new.len()), Default::default());
-    let mut number = |line: &&'a str| -> Option<u32> {
-        let next = u32::try_from(numbers.len()).ok()?;
-        Some(*numbers.entry(*line).or_insert(next))
+    let (old_ids, new_ids) = {
+        // Gone before the diff runs: on a 10 MiB file it is a few MiB of the
+        // call's peak memory.
+        let mut numbers: HashMap<&'a str, u32, foldhash::fast::RandomState> =
+            HashMap::with_capacity_and_hasher(old.len().max(new.len()), Default::default());
+        let mut number = |line: &&'a str| -> Option<u32> {
+            let next = u32::try_from(numbers.len()).ok()?;
+            Some(*numbers.entry(*line).or_insert(next))
+        };
+        let old_ids: Option<Vec<u32>> = old.iter().map(&mut number).collect();
+        let new_ids: Option<Vec<u32>> = new.iter().map(&mut number).collect();
+        (old_ids, new_ids)
     };
-    let old_ids: Option<Vec<u32>> = old.iter().map(&mut number).collect();
-    let new_ids: Option<Vec<u32>> = new.iter().map(&mut number).collect();
     match (old_ids, new_ids) {
         (Some(old_ids), Some(new_ids)) => similar::capture_diff_deadline(
             Algorithm::Myers,
