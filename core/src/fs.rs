@@ -239,9 +239,13 @@ fn write_all_at(file: &File, content: &[u8]) -> io::Result<()> {
 )]
 fn write_all_at(file: &File, content: &[u8]) -> io::Result<()> {
     use std::os::fd::AsRawFd;
+    // The host copies each write's buffer out of guest memory before it
+    // writes it; in pieces, that copy stays small however large the file.
+    const CHUNK: usize = 1 << 20;
     let mut written = 0usize;
     while written < content.len() {
         let rest = &content[written..];
+        let rest = &rest[..rest.len().min(CHUNK)];
         let offset = libc::off_t::try_from(written)
             .map_err(|_| io::Error::from(io::ErrorKind::FileTooLarge))?;
         // SAFETY: `rest` is a live, initialised slice of `rest.len()` bytes
