@@ -5,14 +5,16 @@
 //! reports the rest as a replacement, so a pathological input yields a
 //! coarser but still correct diff instead of a hang.
 //!
-//! The lines are split by `similar`'s own tokenizer and diffed by its
-//! Myers, exactly as `TextDiff::diff_lines` would, but on line numbers
-//! rather than on the lines: each distinct line gets a number first,
-//! through a hash map with a fast seeded hasher. `similar` numbers lines
-//! itself, with a hasher that reads one byte at a time; that was 40% of
-//! the diff's instructions on a 1 MiB file. Equal numbers mean equal lines
-//! and nothing else is compared, so the operations are the same ones (a
-//! test holds the two paths to that).
+//! The lines are split and diffed exactly as `similar`'s
+//! `TextDiff::diff_lines` would, but faster: `memchr` finds the line ends,
+//! and Myers runs on line numbers rather than on the lines. Each distinct
+//! line gets a number first, through the standard library's `HashMap`
+//! (SipHash with random keys: the content comes from a model and may be
+//! hostile, and a hash it could collide would make numbering quadratic,
+//! outside the diff's deadline). `similar` numbers lines itself with a
+//! hasher that reads one byte at a time. Equal numbers mean equal lines and
+//! nothing else is compared, so the operations are the same ones (a test
+//! holds the two paths to that).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -168,8 +170,7 @@ fn line_ops<'a>(
     let (old_ids, new_ids) = {
         // Gone before the diff runs: on a 10 MiB file it is a few MiB of the
         // call's peak memory.
-        let mut numbers: HashMap<&'a str, u32, foldhash::fast::RandomState> =
-            HashMap::with_capacity_and_hasher(old.len().max(new.len()), Default::default());
+        let mut numbers: HashMap<&'a str, u32> = HashMap::with_capacity(old.len().max(new.len()));
         let mut number = |line: &&'a str| -> Option<u32> {
             let next = u32::try_from(numbers.len()).ok()?;
             Some(*numbers.entry(*line).or_insert(next))
