@@ -260,7 +260,9 @@ fn run(cli: Cli) -> Result<u8, String> {
             serve(
                 &tool,
                 &root,
-                io::stdin().lock(),
+                // Large requests arrive in large reads (stdin's own buffer
+                // is 8 KiB).
+                io::BufReader::with_capacity(1 << 20, io::stdin().lock()),
                 &mut out.lock(),
                 request_limit,
             )?;
@@ -404,7 +406,7 @@ fn read_request(
         }
         any = true;
         let (take, done) = match until_newline
-            .then(|| chunk.iter().position(|&b| b == b'\n'))
+            .then(|| memchr::memchr(b'\n', chunk))
             .flatten()
         {
             Some(i) => (i, true),
