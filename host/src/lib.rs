@@ -51,6 +51,7 @@
 )]
 mod bindings;
 mod cache;
+mod calls;
 mod envelope;
 pub mod mcp;
 mod sandbox;

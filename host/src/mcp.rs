@@ -12,6 +12,8 @@
 
 use std::sync::Arc;
 
+use crate::calls::Calls;
+use crate::{Root, WriteTool};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -21,19 +23,12 @@ use rmcp::service::RequestContext;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
-use tokio::sync::Semaphore;
-
-use crate::{Root, WriteTool};
 
 /// The MCP server: the tool, its roots, and the tool list built once.
 #[derive(Debug)]
 pub struct McpServer {
-    tool: Arc<WriteTool>,
-    root: Arc<Root>,
+    calls: Calls,
     tools: Vec<Tool>,
-    /// Calls run on blocking threads, at most as many at once as the tool
-    /// has instance slots; the rest wait their turn instead of failing.
-    slots: Arc<Semaphore>,
 }
 
 impl McpServer {
@@ -41,12 +36,9 @@ impl McpServer {
     pub fn new(tool: Arc<WriteTool>, root: Arc<Root>) -> wasmtime::Result<McpServer> {
         let definition: Value = serde_json::from_str(&tool.definition()?)?;
         let tools = tools(&definition)?;
-        let slots = usize::try_from(tool.options().max_concurrent_calls.max(1)).unwrap_or(1);
         Ok(McpServer {
-            tool,
-            root,
+            calls: Calls::new(tool, root),
             tools,
-            slots: Arc::new(Semaphore::new(slots)),
         })
     }
 
@@ -72,17 +64,10 @@ impl McpServer {
             "arguments": Value::Object(arguments.unwrap_or_default()),
         })
         .to_string();
-        let permit = Arc::clone(&self.slots)
-            .acquire_owned()
+        self.calls
+            .call(input)
             .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        let (tool, root) = (Arc::clone(&self.tool), Arc::clone(&self.root));
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            tool.call(&root, &input)
-        })
-        .await
-        .map_err(|e| ErrorData::internal_error(format!("the call did not finish: {e}"), None))
+            .map_err(|message| ErrorData::internal_error(message, None))
     }
 }
 

@@ -19,7 +19,6 @@ use std::sync::Arc;
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
@@ -27,6 +26,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 use serde_json::json;
 
+use crate::calls::Calls;
 use crate::envelope::error_json;
 use crate::{Root, WriteTool, invalid_request};
 
@@ -47,12 +47,9 @@ pub async fn serve(
     listener: TcpListener,
     options: WsOptions,
 ) -> std::io::Result<()> {
-    let slots = usize::try_from(tool.options().max_concurrent_calls.max(1)).unwrap_or(1);
     let shared = Arc::new(Shared {
-        tool,
-        root,
+        calls: Calls::new(tool, root),
         options,
-        slots: Semaphore::new(slots),
     });
     loop {
         // A failed accept (the peer went away, or out of descriptors for a
@@ -64,10 +61,8 @@ pub async fn serve(
 }
 
 struct Shared {
-    tool: Arc<WriteTool>,
-    root: Arc<Root>,
+    calls: Calls,
     options: WsOptions,
-    slots: Semaphore,
 }
 
 impl Shared {
@@ -93,7 +88,10 @@ impl Shared {
         };
         while let Some(message) = ws.next().await {
             let reply = match message {
-                Ok(Message::Text(text)) => self.call(text.as_str().to_owned()).await,
+                // The message's bytes go to the call as they are, not copied.
+                Ok(Message::Text(text)) => self.calls.call(text).await.unwrap_or_else(|message| {
+                    error_json("EXECUTION_ERROR", &message, 0, json!({}))
+                }),
                 Ok(Message::Binary(_)) => {
                     invalid_request("Invalid JSON arguments: send each request as a text message.")
                 }
@@ -106,17 +104,6 @@ impl Shared {
         }
         // Completes the closing handshake if the client started it.
         let _ = ws.close(None).await;
-    }
-
-    async fn call(self: &Arc<Self>, request: String) -> String {
-        let failed = |message: &str| error_json("EXECUTION_ERROR", message, 0, json!({}));
-        let Ok(_permit) = self.slots.acquire().await else {
-            return failed("The server is shutting down; nothing was written.");
-        };
-        let shared = Arc::clone(self);
-        tokio::task::spawn_blocking(move || shared.tool.call(&shared.root, &request))
-            .await
-            .unwrap_or_else(|_| failed("The call did not finish."))
     }
 }
 
@@ -167,7 +154,31 @@ fn is_loopback_origin(origin: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_loopback_origin;
+    use super::{Request, StatusCode, check_origin, is_loopback_origin};
+
+    fn handshake(origin: Option<&str>) -> Request {
+        let mut request = Request::builder().uri("ws://127.0.0.1:1/");
+        if let Some(origin) = origin {
+            request = request.header("Origin", origin);
+        }
+        request.body(()).expect("request")
+    }
+
+    #[test]
+    fn origins_not_loopback_need_to_be_named() {
+        let named = ["https://tool.example.com".to_owned()];
+        assert!(check_origin(&handshake(None), &[]).is_ok());
+        assert!(check_origin(&handshake(Some("http://localhost:5173")), &[]).is_ok());
+        assert!(check_origin(&handshake(Some("https://tool.example.com")), &named).is_ok());
+        for (origin, allowed) in [
+            ("https://tool.example.com", &[][..]),
+            ("https://evil.example.com", &named[..]),
+            ("https://tool.example.com.evil.com", &named[..]),
+        ] {
+            let refused = check_origin(&handshake(Some(origin)), allowed).expect_err(origin);
+            assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        }
+    }
 
     #[test]
     fn loopback_origins() {

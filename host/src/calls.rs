@@ -1,0 +1,49 @@
+//! Tool calls from the async servers (`mcp`, `serve --ws`): each runs on a
+//! blocking thread, at most as many at once as the tool has instance slots,
+//! so that a burst waits its turn instead of failing for want of a slot.
+
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+
+use crate::{Root, WriteTool};
+
+/// The tool, its roots, and the slots calls wait for.
+#[derive(Debug)]
+pub(crate) struct Calls {
+    tool: Arc<WriteTool>,
+    root: Arc<Root>,
+    slots: Arc<Semaphore>,
+}
+
+impl Calls {
+    pub(crate) fn new(tool: Arc<WriteTool>, root: Arc<Root>) -> Calls {
+        let slots = usize::try_from(tool.options().max_concurrent_calls.max(1)).unwrap_or(1);
+        Calls {
+            tool,
+            root,
+            slots: Arc::new(Semaphore::new(slots)),
+        }
+    }
+
+    /// The envelope JSON for one request. The slot travels with the blocking
+    /// task, so a call whose waiter went away still holds it until it ends.
+    /// Fails only when the call could not run to its end (the runtime is
+    /// shutting down, or the task panicked); the message says which.
+    pub(crate) async fn call(
+        &self,
+        request: impl AsRef<str> + Send + 'static,
+    ) -> Result<String, String> {
+        let permit = Arc::clone(&self.slots)
+            .acquire_owned()
+            .await
+            .map_err(|_| "The server is shutting down; nothing was written.".to_owned())?;
+        let (tool, root) = (Arc::clone(&self.tool), Arc::clone(&self.root));
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            tool.call(&root, request.as_ref())
+        })
+        .await
+        .map_err(|_| "The call did not finish.".to_owned())
+    }
+}
