@@ -339,12 +339,7 @@ fn open_root(mut roots: Vec<PathBuf>) -> Result<Root, String> {
                 .map_err(|e| format!("cannot read the current directory: {e}"))?,
         );
     }
-    for path in &roots {
-        // Open each alone first, so the message names the one that failed.
-        Root::open(path)
-            .map_err(|e| format!("root {} is not a usable directory: {e}", path.display()))?;
-    }
-    Root::open_all(&roots).map_err(|e| format!("cannot open the roots: {e}"))
+    Root::open_all(&roots).map_err(|e| format!("a root is not a usable directory: {e}"))
 }
 
 fn read_content(content: Option<String>, file: Option<PathBuf>) -> Result<String, String> {

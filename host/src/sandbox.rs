@@ -86,16 +86,19 @@ impl Root {
     ///
     /// Fails when a path does not exist or is not a directory, when none is
     /// given, or when another root has no UTF-8 absolute name (a call could
-    /// never name it).
+    /// never name it); the error's message starts with the path.
     pub fn open_all<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> io::Result<Root> {
         let mut opened = Vec::new();
         for path in paths {
-            let root = Opened::open(path.as_ref())?;
+            let path = path.as_ref();
+            // Several paths: the error names the one that failed.
+            let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+            let root = Opened::open(path).map_err(named)?;
             if !opened.is_empty() && root.names.is_empty() {
-                return Err(io::Error::new(
+                return Err(named(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     "an allowed root needs a UTF-8 path",
-                ));
+                )));
             }
             opened.push(root);
         }
