@@ -5,22 +5,17 @@
 //! reports the rest as a replacement, so a pathological input yields a
 //! coarser but still correct diff instead of a hang.
 //!
-//! The lines are split and diffed exactly as `similar`'s
-//! `TextDiff::diff_lines` would, but faster: `memchr` finds the line ends,
-//! and Myers runs on line numbers rather than on the lines. Each distinct
-//! line gets a number first, through the standard library's `HashMap`
-//! (SipHash with random keys: the content comes from a model and may be
-//! hostile, and a hash it could collide would make numbering quadratic,
-//! outside the diff's deadline). `similar` numbers lines itself with a
-//! hasher that reads one byte at a time. Equal numbers mean equal lines and
-//! nothing else is compared, so the operations are the same ones (a test
-//! holds the two paths to that).
+//! The line operations come from [`ops`]: exactly the ones `similar`'s
+//! `TextDiff::diff_lines` with Myers would give, computed with less work.
 
-use std::collections::HashMap;
+mod ops;
+
 use std::time::Duration;
 
 use similar::udiff::UnifiedHunkHeader;
-use similar::{Algorithm, ChangeTag, DiffOp, DiffTag};
+use similar::{ChangeTag, DiffTag};
+
+use ops::{line_ops, lines};
 
 /// Lines of context around each change.
 pub const CONTEXT_LINES: usize = 3;
@@ -133,73 +128,6 @@ pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummar
     }
 }
 
-/// `text` split into lines, each keeping its terminator: exactly
-/// `similar`'s `tokenize_lines` (`\n`, `\r\n` and a lone `\r` end a line),
-/// with `memchr`'s vectorised search for the terminators.
-fn lines(text: &str) -> Vec<&str> {
-    let bytes = text.as_bytes();
-    let mut lines = Vec::with_capacity(bytes.len() / 32 + 1);
-    let mut start = 0;
-    let mut skip_lf_at = None;
-    for at in memchr::memchr2_iter(b'\r', b'\n', bytes) {
-        if skip_lf_at == Some(at) {
-            continue;
-        }
-        let end = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
-            skip_lf_at = Some(at + 1);
-            at + 2
-        } else {
-            at + 1
-        };
-        lines.push(&text[start..end]);
-        start = end;
-    }
-    if start < bytes.len() {
-        lines.push(&text[start..]);
-    }
-    lines
-}
-
-/// The Myers operations between two lists of lines, computed on line
-/// numbers (see the module docs).
-fn line_ops<'a>(
-    old: &[&'a str],
-    new: &[&'a str],
-    deadline: Option<std::time::Instant>,
-) -> Vec<DiffOp> {
-    let (old_ids, new_ids) = {
-        // Gone before the diff runs: on a 10 MiB file it is a few MiB of the
-        // call's peak memory.
-        let mut numbers: HashMap<&'a str, u32> = HashMap::with_capacity(old.len().max(new.len()));
-        let mut number = |line: &&'a str| -> Option<u32> {
-            let next = u32::try_from(numbers.len()).ok()?;
-            Some(*numbers.entry(*line).or_insert(next))
-        };
-        let old_ids: Option<Vec<u32>> = old.iter().map(&mut number).collect();
-        let new_ids: Option<Vec<u32>> = new.iter().map(&mut number).collect();
-        (old_ids, new_ids)
-    };
-    match (old_ids, new_ids) {
-        (Some(old_ids), Some(new_ids)) => similar::capture_diff_deadline(
-            Algorithm::Myers,
-            &old_ids[..],
-            0..old_ids.len(),
-            &new_ids[..],
-            0..new_ids.len(),
-            deadline,
-        ),
-        // More distinct lines than a u32 counts: diff the lines themselves.
-        _ => similar::capture_diff_deadline(
-            Algorithm::Myers,
-            old,
-            0..old.len(),
-            new,
-            0..new.len(),
-            deadline,
-        ),
-    }
-}
-
 /// Collects whole lines until either limit would be passed.
 struct Preview<'a> {
     limits: &'a DiffLimits,
@@ -248,6 +176,7 @@ pub fn count_lines(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use similar::Algorithm;
 
     /// The diff as `similar`'s `TextDiff` renders it: the implementation
     /// before lines were numbered by this module, kept as the oracle that
