@@ -156,8 +156,13 @@ fn execute(
     };
     let original_size = existing.as_ref().map_or(0, |e| e.bytes.len() as u64);
     let old_bytes = existing.as_ref().map_or(&[][..], |e| &e.bytes[..]);
-    let unchanged = existing.is_some() && old_bytes == new;
-    let old_text = String::from_utf8_lossy(old_bytes);
+    let unchanged = existing.is_some() && diff::same_bytes(old_bytes, new);
+    // `from_utf8` checks a word at a time; `from_utf8_lossy` goes a byte at
+    // a time, which a megabyte in the component feels.
+    let old_text = match std::str::from_utf8(old_bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(old_bytes),
+    };
     let old_not_utf8 = matches!(old_text, std::borrow::Cow::Owned(_));
     let diff = if unchanged {
         DiffSummary::default()

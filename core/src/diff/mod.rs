@@ -15,6 +15,7 @@ use std::time::Duration;
 use similar::udiff::UnifiedHunkHeader;
 use similar::{ChangeTag, DiffTag};
 
+pub(crate) use ops::same_bytes;
 use ops::{line_ops, lines};
 
 /// Lines of context around each change.
