@@ -225,20 +225,48 @@ impl Numbered {
         let mut numbers: HashMap<Line<'_>, u32, _> =
             HashMap::with_capacity_and_hasher(old.len(), random_state());
         let mut old_ids = Vec::with_capacity(old.len());
+        // Where each number first occurs among the old lines.
+        let mut first_at: Vec<usize> = Vec::new();
         for (at, line) in old.iter().enumerate() {
             on_time(at)?;
             let next = u32::try_from(numbers.len())
                 .ok()
                 .filter(|&n| n != UNMATCHED)
                 .ok_or(NotNumbered::TooMany)?;
-            old_ids.push(*numbers.entry(Line(line)).or_insert(next));
+            let id = *numbers.entry(Line(line)).or_insert_with(|| {
+                first_at.push(at);
+                next
+            });
+            old_ids.push(id);
         }
+        // Most new lines equal the old line on the diagonal of the line
+        // before them (the same offset between the two sides): a comparison
+        // finds their number without hashing them. Another line is looked
+        // up, and where it is an old line, its first place sets the offset.
         let mut new_ids = Vec::with_capacity(new.len());
+        let mut offset: Option<isize> = Some(0);
         for (at, line) in new.iter().enumerate() {
             on_time(at)?;
-            new_ids.push(NewId(
-                numbers.get(&Line(line)).copied().unwrap_or(UNMATCHED),
-            ));
+            let diagonal = offset
+                .and_then(|offset| at.checked_add_signed(offset))
+                .filter(|&i| {
+                    old.get(i)
+                        .is_some_and(|o| same_bytes(o.as_bytes(), line.as_bytes()))
+                });
+            let id = match diagonal {
+                Some(i) => old_ids[i],
+                None => match numbers.get(&Line(line)) {
+                    Some(&id) => {
+                        offset = isize::try_from(first_at[id as usize])
+                            .ok()
+                            .zip(isize::try_from(at).ok())
+                            .map(|(first, at)| first - at);
+                        id
+                    }
+                    None => UNMATCHED,
+                },
+            };
+            new_ids.push(NewId(id));
         }
         Ok(Numbered {
             distinct: numbers.len(),
@@ -639,6 +667,31 @@ mod tests {
     /// aside and has to decide about the frequent ones between them.
     fn block() -> impl Strategy<Value = Vec<u16>> {
         proptest::collection::vec(prop_oneof![1 => 0u16..4, 3 => 3_000u16..9_000], 0..60)
+    }
+
+    proptest! {
+        /// Each new line gets the number of the equal old line (or none),
+        /// whether it was found on a diagonal or looked up.
+        #[test]
+        fn new_lines_get_the_numbers_of_equal_old_lines(
+            old in proptest::collection::vec(0u8..6, 1..60),
+            new in proptest::collection::vec(0u8..8, 1..60),
+        ) {
+            let line = |n: &u8| format!("{n}\n");
+            let (old, new): (Vec<String>, Vec<String>) =
+                (old.iter().map(line).collect(), new.iter().map(line).collect());
+            let (old, new): (Vec<&str>, Vec<&str>) =
+                (old.iter().map(String::as_str).collect(), new.iter().map(String::as_str).collect());
+            let numbered = Numbered::new(&old, &new, None).expect("numbered");
+            for (i, o) in old.iter().enumerate() {
+                for (j, n) in new.iter().enumerate() {
+                    prop_assert_eq!(o == n, numbered.new[j] == numbered.old[i]);
+                }
+                for (k, other) in old.iter().enumerate() {
+                    prop_assert_eq!(o == other, numbered.old[i] == numbered.old[k]);
+                }
+            }
+        }
     }
 
     proptest! {
