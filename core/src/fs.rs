@@ -220,7 +220,7 @@ fn link_count(file: &File, _meta: &Metadata) -> u64 {
         return 1;
     }
     // SAFETY: fstat returned 0, so it initialised `st`.
-    u64::from(unsafe { st.assume_init() }.st_nlink)
+    unsafe { st.assume_init() }.st_nlink
 }
 
 /// Positional writes: on WASI they are `descriptor.write`, which reports
@@ -387,20 +387,82 @@ fn remove_stale_temps(dir: &Path, started: SystemTime) {
     let Some(cutoff) = started.checked_sub(STALE_TEMP_AGE) else {
         return;
     };
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !name.to_str().is_some_and(is_temp_name) {
-            continue;
-        }
-        let stale = entry
-            .metadata()
+    for name in temp_names(dir) {
+        let path = dir.join(name);
+        let stale = fs::symlink_metadata(&path)
             .is_ok_and(|m| m.is_file() && m.modified().is_ok_and(|t| t < cutoff));
         if stale {
-            let _ = fs::remove_file(entry.path());
+            let _ = fs::remove_file(&path);
         }
+    }
+}
+
+/// The names in `dir` of the tool's temp-file pattern.
+fn temp_names(dir: &Path) -> Vec<String> {
+    #[cfg(target_os = "wasi")]
+    if let Some(names) = wasi_dir::temp_names(dir) {
+        return names;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| is_temp_name(name))
+        .collect()
+}
+
+/// A directory listing through WASI 0.2 itself. wasi-libc's `readdir`
+/// (under `std::fs::read_dir`) asks the host for an inode number for every
+/// entry, one host call and two system calls each: in a directory of 2,000
+/// files, a 1 KiB write took 7 ms instead of 0.3 ms.
+#[cfg(target_os = "wasi")]
+mod wasi_dir {
+    use std::path::{Component, Path, PathBuf};
+
+    use wasi::filesystem::types::{Descriptor, DescriptorFlags, OpenFlags, PathFlags};
+
+    /// `None` when `dir` cannot be listed this way (then `std` lists it).
+    pub(super) fn temp_names(dir: &Path) -> Option<Vec<String>> {
+        let dir = open(dir)?;
+        let entries = dir.read_directory().ok()?;
+        let mut names = Vec::new();
+        while let Some(entry) = entries.read_directory_entry().ok()? {
+            if super::is_temp_name(&entry.name) {
+                names.push(entry.name);
+            }
+        }
+        Some(names)
+    }
+
+    /// `dir` opened beneath the preopen whose name is its longest prefix
+    /// (how wasi-libc resolves paths too). Symbolic links are not followed:
+    /// `dir` was resolved already.
+    fn open(dir: &Path) -> Option<Descriptor> {
+        let wanted: Vec<Component<'_>> = dir.components().collect();
+        let (preopen, prefix) = wasi::filesystem::preopens::get_directories()
+            .into_iter()
+            .filter_map(|(descriptor, name)| {
+                let prefix = Path::new(&name).components().count();
+                Path::new(&name)
+                    .components()
+                    .eq(wanted.iter().copied().take(prefix))
+                    .then_some((descriptor, prefix))
+            })
+            .max_by_key(|(_, prefix)| *prefix)?;
+        let rest: PathBuf = wanted[prefix..].iter().collect();
+        if rest.as_os_str().is_empty() {
+            return Some(preopen);
+        }
+        preopen
+            .open_at(
+                PathFlags::empty(),
+                rest.to_str()?,
+                OpenFlags::DIRECTORY,
+                DescriptorFlags::READ,
+            )
+            .ok()
     }
 }
 

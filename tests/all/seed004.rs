@@ -241,3 +241,24 @@ fn every_root_is_checked_when_opened() {
         .collect();
     assert_eq!(paths.len(), 2);
 }
+
+#[test]
+fn a_write_in_another_root_sweeps_stale_temp_files_there() {
+    let r = Roots::new();
+    fs::create_dir(r.base.join("second/sub")).expect("mkdir");
+    let stale = r.base.join("second/sub/.wt-0123456789abcdef.tmp");
+    let fresh = r.base.join("second/sub/.wt-fedcba9876543210.tmp");
+    for path in [&stale, &fresh] {
+        fs::write(path, "partial").expect("plant");
+    }
+    fs::File::options()
+        .write(true)
+        .open(&stale)
+        .expect("open")
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .expect("age");
+    let env = r.call("write_file", &r.abs("second/sub/a.txt"), "one\n");
+    assert_eq!(env.status, "success", "{}", env.text);
+    assert!(!stale.exists(), "the stale temp file is swept");
+    assert!(fresh.exists(), "a live writer's temp file is kept");
+}

@@ -123,3 +123,39 @@ fn replacing_an_empty_file_and_a_large_one() {
     );
     assert_eq!(p.read_string("big.txt"), changed);
 }
+
+/// Plant, in `dir`, a temp file a killed writer left an hour ago, one a
+/// live writer is filling now, and a look-alike that is not the tool's.
+fn plant_temps(dir: &std::path::Path) -> [std::path::PathBuf; 3] {
+    let stale = dir.join(".wt-0123456789abcdef.tmp");
+    let fresh = dir.join(".wt-fedcba9876543210.tmp");
+    let lookalike = dir.join(".wt-not-the-pattern.tmp");
+    for path in [&stale, &fresh, &lookalike] {
+        fs::write(path, "partial").expect("plant");
+    }
+    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    for path in [&stale, &lookalike] {
+        fs::File::options()
+            .write(true)
+            .open(path)
+            .expect("open")
+            .set_modified(hour_ago)
+            .expect("age");
+    }
+    [stale, fresh, lookalike]
+}
+
+#[test]
+fn a_write_sweeps_stale_temp_files_from_its_directory_only() {
+    let p = Project::new();
+    p.mkdir("deep/er");
+    let [root_stale, ..] = plant_temps(&p.path(""));
+    let [stale, fresh, lookalike] = plant_temps(&p.path("deep/er"));
+    p.put("deep/er/file.txt", "new\n").assert_status("success");
+    assert!(!stale.exists(), "the stale temp file is swept");
+    assert!(fresh.exists(), "a live writer's temp file is kept");
+    assert!(lookalike.exists(), "a name of another pattern is kept");
+    assert!(root_stale.exists(), "other directories are left alone");
+    p.put("top.txt", "new\n").assert_status("success");
+    assert!(!root_stale.exists(), "the root is swept by a write into it");
+}
