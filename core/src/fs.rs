@@ -334,9 +334,10 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 /// directory where the platform allows. On failure the temp file is removed
 /// and the target is untouched.
 ///
-/// Temp files that a killed writer left in the same directory — names of
-/// the tool's own pattern, regular files, last modified more than
-/// [`STALE_TEMP_AGE`] before `started` — are removed first. The margin keeps
+/// With `sweep_from` (the write's start), temp files that a killed writer
+/// left in the same directory — names of the tool's own pattern, regular
+/// files, last modified more than [`STALE_TEMP_AGE`] before the start — are
+/// removed first. The margin keeps
 /// the sweep off the temp files of writers still running beside this one
 /// (between its last `write` and its rename, a live writer only syncs). A
 /// writer that loses its temp file all the same (a sync slower than the
@@ -344,11 +345,13 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 pub fn write_atomic(
     target: &Path,
     content: &[u8],
-    started: SystemTime,
+    sweep_from: Option<SystemTime>,
     sync: Durability,
 ) -> io::Result<()> {
     let dir = target.parent().unwrap_or(Path::new("."));
-    remove_stale_temps(dir, started);
+    if let Some(started) = sweep_from {
+        remove_stale_temps(dir, started);
+    }
     let mut attempt = 0;
     loop {
         let (temp, file) = create_temp(dir)?;
@@ -566,7 +569,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("f.txt");
         fs::write(&target, "old").unwrap();
-        write_atomic(&target, b"new", SystemTime::now(), Durability::Full).unwrap();
+        write_atomic(&target, b"new", Some(SystemTime::now()), Durability::Full).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
@@ -585,7 +588,13 @@ mod tests {
             fs::write(path, "left over").unwrap();
         }
         let started = SystemTime::now() + STALE_TEMP_AGE + Duration::from_secs(1);
-        write_atomic(&dir.path().join("f.txt"), b"x", started, Durability::None).unwrap();
+        write_atomic(
+            &dir.path().join("f.txt"),
+            b"x",
+            Some(started),
+            Durability::None,
+        )
+        .unwrap();
         assert!(!stale.exists());
         assert!(lookalike.exists() && other.exists());
         // Temp files about as new as the write belong to a live writer.
@@ -594,11 +603,15 @@ mod tests {
         write_atomic(
             &dir.path().join("f.txt"),
             b"y",
-            SystemTime::now(),
+            Some(SystemTime::now()),
             Durability::File,
         )
         .unwrap();
         assert!(fresh.exists());
+        // Without a sweep, even a stale one stays.
+        fs::write(&stale, "left over").unwrap();
+        write_atomic(&dir.path().join("f.txt"), b"z", None, Durability::None).unwrap();
+        assert!(stale.exists());
     }
 
     #[test]

@@ -34,6 +34,12 @@ pub struct Config {
     pub read_only: bool,
     /// Which syncs a write makes.
     pub durability: Durability,
+    /// Before a write, remove the tool's temp files that a killed writer
+    /// left in the target's directory ([`fs::write_atomic`]). Default true.
+    /// Listing a directory costs time in proportion to its entries, so a
+    /// host that makes many writes may sweep only the first write to each
+    /// directory (the wasmtime host does).
+    pub sweep_temps: bool,
     /// Seed-004 mode: absolute names of the project root and other roots
     /// that `write_file` calls may reach (SPEC §9). Default: none.
     pub roots: AllowedRoots,
@@ -48,6 +54,7 @@ impl Default for Config {
             protection: Protection::default(),
             read_only: false,
             durability: Durability::Full,
+            sweep_temps: true,
             roots: AllowedRoots::default(),
         }
     }
@@ -188,7 +195,7 @@ fn execute(
     if unchanged {
         return Ok(done);
     }
-    write_target(root, &resolved, &target, new, started, config.durability)?;
+    write_target(root, &resolved, &target, new, started, config)?;
     done.bytes_written = new.len() as u64;
     if resolved.creates_dirs() {
         done.created_dir = resolved.parent_display().map(|p| prefixed(prefix, p));
@@ -271,11 +278,12 @@ fn write_target(
     target: &Path,
     content: &[u8],
     started: SystemTime,
-    durability: Durability,
+    config: &Config,
 ) -> Result<(), ToolError> {
     let created = fs::create_parents(root, resolved)
         .map_err(|e| ToolError::from_io(&e, "creating the parent directory"))?;
-    if let Err(e) = fs::write_atomic(target, content, started, durability) {
+    let swept = config.sweep_temps.then_some(started);
+    if let Err(e) = fs::write_atomic(target, content, swept, config.durability) {
         fs::remove_dirs(&created);
         return Err(ToolError::from_io(&e, "writing to file"));
     }

@@ -57,6 +57,7 @@ impl wit::Guest for Component {
                 wit::Durability::File => Durability::File,
                 wit::Durability::None => Durability::None,
             },
+            sweep_temps: config.sweep_temps,
             roots: AllowedRoots {
                 project: config.root_names,
                 others: config

@@ -5,7 +5,8 @@
 //! ```
 //!
 //! - **native**: `write_tool_core::call` with `std::fs` on a real directory,
-//!   no WebAssembly: the floor of this design.
+//!   no WebAssembly: the floor of this design. It sweeps leftover temp
+//!   files on the first write to each directory, as the host does.
 //! - **component**: the host library, `WriteTool::call` (fresh store and
 //!   instance per call, the guest doing the work through WASI).
 //! - **serve**: a `write-tool serve` process, one JSON line in and one
@@ -147,10 +148,17 @@ fn fresh_root(w: &Workload) -> tempfile::TempDir {
 
 fn native(w: &Workload) -> Duration {
     let dir = fresh_root(w);
-    let config = write_tool_core::Config::default();
+    let mut config = write_tool_core::Config::default();
+    // The host's policy: sweep leftover temp files on the first write to
+    // each directory only.
+    let mut swept = std::collections::HashSet::new();
     let samples = (0..w.iterations)
         .map(|i| {
             let request = (w.request)(i);
+            let path: serde_json::Value = serde_json::from_str(&request).expect("json");
+            let path = path["path"].as_str().expect("path").to_owned();
+            let parent = path.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
+            config.sweep_temps = swept.insert(parent);
             let start = Instant::now();
             let envelope = write_tool_core::call(dir.path(), request, &config);
             let elapsed = start.elapsed();

@@ -56,6 +56,7 @@ mod envelope;
 pub mod mcp;
 mod sandbox;
 mod state;
+mod sweeps;
 pub mod ws;
 
 use std::sync::Arc;
@@ -79,6 +80,7 @@ pub use sandbox::Root;
 use bindings::WriteToolPre;
 use sandbox::ModeSnapshot;
 use state::{HostState, MemoryLimit};
+use sweeps::Sweeps;
 
 /// The guest component, built for `wasm32-wasip2` by `build.rs`.
 pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/write_tool_guest.wasm"));
@@ -149,6 +151,7 @@ pub struct WriteTool {
     pre: WriteToolPre<HostState>,
     options: Options,
     ticker: Arc<AtomicBool>,
+    sweeps: Sweeps,
 }
 
 impl std::fmt::Debug for WriteTool {
@@ -185,6 +188,7 @@ impl WriteTool {
             pre,
             options,
             ticker,
+            sweeps: Sweeps::default(),
         };
         tool.check_config()?;
         Ok(tool)
@@ -202,21 +206,31 @@ impl WriteTool {
     /// memory cap, trap) become `EXECUTION_ERROR` envelopes.
     pub fn call(&self, root: &Root, arguments: &str) -> String {
         let start = Instant::now();
-        let snapshot =
-            envelope::path_argument(arguments).and_then(|p| ModeSnapshot::take(root, &p));
-        match self.invoke(root, |guest, store| guest.call_call(store, arguments)) {
+        let path = envelope::path_argument(arguments);
+        let snapshot = path.as_deref().and_then(|p| ModeSnapshot::take(root, p));
+        let sweep = path
+            .as_deref()
+            .is_none_or(|p| self.sweeps.first(root.path(), p));
+        match self.invoke(root, sweep, |guest, store| {
+            guest.call_call(store, arguments)
+        }) {
             Ok(json) => {
                 if let Some(snapshot) = snapshot {
                     restore_mode(root, snapshot, &json);
                 }
                 json
             }
-            Err(failure) => envelope::error_json(
-                "EXECUTION_ERROR",
-                &failure.message(&self.options),
-                elapsed_ms(start),
-                envelope::echo_arguments(arguments),
-            ),
+            Err(failure) => {
+                if let Some(path) = &path {
+                    self.sweeps.forget(root.path(), path);
+                }
+                envelope::error_json(
+                    "EXECUTION_ERROR",
+                    &failure.message(&self.options),
+                    elapsed_ms(start),
+                    envelope::echo_arguments(arguments),
+                )
+            }
         }
     }
 
@@ -224,7 +238,8 @@ impl WriteTool {
     pub fn write(&self, root: &Root, path: &str, content: &str, dry_run: bool) -> Envelope {
         let start = Instant::now();
         let snapshot = ModeSnapshot::take(root, path);
-        match self.invoke(root, |guest, store| {
+        let sweep = self.sweeps.first(root.path(), path);
+        match self.invoke(root, sweep, |guest, store| {
             guest.call_write(store, path, content, dry_run)
         }) {
             Ok(envelope) => {
@@ -233,11 +248,14 @@ impl WriteTool {
                 }
                 envelope
             }
-            Err(failure) => envelope::error_typed(
-                &failure.message(&self.options),
-                elapsed_ms(start),
-                envelope::echo_typed(path, content, dry_run),
-            ),
+            Err(failure) => {
+                self.sweeps.forget(root.path(), path);
+                envelope::error_typed(
+                    &failure.message(&self.options),
+                    elapsed_ms(start),
+                    envelope::echo_typed(path, content, dry_run),
+                )
+            }
         }
     }
 
@@ -253,7 +271,7 @@ impl WriteTool {
         let instance = self.pre.instantiate(&mut store)?;
         instance
             .write_tool_tool_tool()
-            .call_configure(&mut store, &self.guest_config(None))?
+            .call_configure(&mut store, &self.guest_config(None, true))?
             .map_err(wasmtime::Error::msg)
     }
 
@@ -289,9 +307,12 @@ impl WriteTool {
         store
     }
 
+    /// Run `f` in a fresh instance configured for `root`; `sweep` is the
+    /// guest's `sweep-temps` (see [`Sweeps`]).
     fn invoke<R>(
         &self,
         root: &Root,
+        sweep: bool,
         f: impl FnOnce(
             &bindings::exports::write_tool::tool::tool::Guest,
             &mut Store<HostState>,
@@ -306,7 +327,7 @@ impl WriteTool {
             let instance = self.pre.instantiate(&mut store)?;
             let guest = instance.write_tool_tool_tool();
             guest
-                .call_configure(&mut store, &self.guest_config(root))?
+                .call_configure(&mut store, &self.guest_config(root, sweep))?
                 .map_err(wasmtime::Error::msg)?;
             f(guest, &mut store)
         })();
@@ -321,7 +342,7 @@ impl WriteTool {
         })
     }
 
-    fn guest_config<'a>(&self, root: impl Into<Option<&'a Root>>) -> GuestConfig {
+    fn guest_config<'a>(&self, root: impl Into<Option<&'a Root>>, sweep: bool) -> GuestConfig {
         let (root_names, other_roots) = root.into().map(Root::guest_roots).unwrap_or_default();
         GuestConfig {
             max_content_bytes: self.options.max_content_bytes,
@@ -332,6 +353,7 @@ impl WriteTool {
             protect: self.options.protect.clone(),
             read_only: self.options.read_only,
             durability: self.options.durability,
+            sweep_temps: sweep,
             root_names,
             other_roots,
         }

@@ -161,3 +161,49 @@ fn a_pathological_diff_is_cut_short_by_its_deadline() {
         "+{added}/-{removed}"
     );
 }
+
+/// A temp file of the tool's pattern, last modified an hour ago: what a
+/// killed writer leaves.
+fn plant_stale_temp(p: &Project, dir: &str) -> std::path::PathBuf {
+    let path = p.path(dir).join(".wt-0123456789abcdef.tmp");
+    std::fs::write(&path, "partial").expect("plant");
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .expect("open")
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+        .expect("age");
+    path
+}
+
+#[test]
+fn a_tool_sweeps_each_directory_on_its_first_write_and_after_a_failed_call() {
+    let p = Project::new();
+    p.mkdir("d");
+    let tight = tool_with(Options {
+        memory_limit_bytes: 8 << 20,
+        ..options()
+    });
+    let write =
+        |path: &str, content: String| call(&tight, &p, json!({"path": path, "content": content}));
+    let stale = plant_stale_temp(&p, "d");
+    write("d/a.txt", "a\n".into()).assert_status("success");
+    assert!(!stale.exists(), "the first write to d/ sweeps it");
+
+    let stale = plant_stale_temp(&p, "d");
+    write("d/b.txt", "b\n".into()).assert_status("success");
+    assert!(stale.exists(), "later writes to d/ do not list it again");
+    write("d/e/c.txt", "c\n".into()).assert_status("success");
+    assert!(stale.exists(), "a write elsewhere leaves d/ alone");
+
+    // A call whose guest dies (here: over its memory cap) may have left a
+    // temp file of its own: the next write there sweeps again.
+    write("d/big.txt", "m".repeat(6 << 20)).assert_error("EXECUTION_ERROR");
+    write("d/c.txt", "c\n".into()).assert_status("success");
+    assert!(!stale.exists(), "swept again after the failed call");
+
+    // Another tool (another process) sweeps on its first write.
+    let stale = plant_stale_temp(&p, "d");
+    call(tool(), &p, json!({"path": "d/x.txt", "content": "x\n"})).assert_status("success");
+    assert!(!stale.exists());
+}

@@ -251,12 +251,18 @@ fn a_write_in_another_root_sweeps_stale_temp_files_there() {
     for path in [&stale, &fresh] {
         fs::write(path, "partial").expect("plant");
     }
-    fs::File::options()
-        .write(true)
-        .open(&stale)
-        .expect("open")
-        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
-        .expect("age");
+    // An hour old, and a minute in the future (a live writer's, however
+    // long the test takes to reach the write).
+    let now = std::time::SystemTime::now();
+    let hour = std::time::Duration::from_secs(3600);
+    for (path, time) in [(&stale, now - hour), (&fresh, now + hour / 60)] {
+        fs::File::options()
+            .write(true)
+            .open(path)
+            .expect("open")
+            .set_modified(time)
+            .expect("age");
+    }
     let env = r.call("write_file", &r.abs("second/sub/a.txt"), "one\n");
     assert_eq!(env.status, "success", "{}", env.text);
     assert!(!stale.exists(), "the stale temp file is swept");

@@ -125,7 +125,9 @@ fn replacing_an_empty_file_and_a_large_one() {
 }
 
 /// Plant, in `dir`, a temp file a killed writer left an hour ago, one a
-/// live writer is filling now, and a look-alike that is not the tool's.
+/// live writer is filling (dated a minute ahead, so that it stays fresh
+/// however long the test takes to reach its write), and an old look-alike
+/// that is not the tool's.
 fn plant_temps(dir: &std::path::Path) -> [std::path::PathBuf; 3] {
     let stale = dir.join(".wt-0123456789abcdef.tmp");
     let fresh = dir.join(".wt-fedcba9876543210.tmp");
@@ -133,13 +135,17 @@ fn plant_temps(dir: &std::path::Path) -> [std::path::PathBuf; 3] {
     for path in [&stale, &fresh, &lookalike] {
         fs::write(path, "partial").expect("plant");
     }
-    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
-    for path in [&stale, &lookalike] {
+    let (now, hour) = (SystemTime::now(), Duration::from_secs(3600));
+    for (path, time) in [
+        (&stale, now - hour),
+        (&fresh, now + hour / 60),
+        (&lookalike, now - hour),
+    ] {
         fs::File::options()
             .write(true)
             .open(path)
             .expect("open")
-            .set_modified(hour_ago)
+            .set_modified(time)
             .expect("age");
     }
     [stale, fresh, lookalike]
