@@ -256,6 +256,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(exit_code(&envelope))
         }
         (Command::Serve { ws: None, .. }, Some(root)) => {
+            widen_stdin_pipe();
             // JSON lines: one envelope per line, so never pretty.
             serve(
                 &tool,
@@ -295,6 +296,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(EXIT_OK)
         }
         (Command::Mcp, Some(root)) => {
+            widen_stdin_pipe();
             let server = McpServer::new(Arc::new(tool), Arc::new(root))
                 .map_err(|e| format!("cannot start the MCP server: {e}"))?;
             runtime()?
@@ -446,6 +448,18 @@ fn serve(
     }
     Ok(())
 }
+
+/// Let large requests through a stdin pipe in fewer, larger pieces. A pipe
+/// holds 64 KiB by default, so a 1 MiB request wakes this process and its
+/// writer 16 times; 1 MiB is the most an unprivileged process may ask for.
+/// Nothing changes when stdin is not a pipe or the system says no.
+#[cfg(target_os = "linux")]
+fn widen_stdin_pipe() {
+    let _ = rustix::pipe::fcntl_setpipe_size(io::stdin(), 1 << 20);
+}
+
+#[cfg(not(target_os = "linux"))]
+fn widen_stdin_pipe() {}
 
 fn emit(out: &mut impl Write, json: &str, pretty: bool) -> Result<(), String> {
     let text = if pretty {

@@ -266,6 +266,35 @@ fn serve_answers_every_line_and_goes_on() {
     );
 }
 
+/// `serve` widens its stdin pipe before it reads, so that a large request
+/// arrives in a few reads instead of one per 64 KiB.
+#[cfg(target_os = "linux")]
+#[test]
+fn serve_widens_its_stdin_pipe() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .args(["--root", &root_arg(dir.path()), "serve"])
+        .env("WRITE_TOOL_CACHE_DIR", crate::cache_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    assert!(rustix::pipe::fcntl_getpipe_size(&stdin).unwrap() < 1 << 20);
+    writeln!(stdin, "{}", json!({"path": "a.txt", "content": "a\n"})).unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("\"success\""), "{line}");
+    assert_eq!(rustix::pipe::fcntl_getpipe_size(&stdin).unwrap(), 1 << 20);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
 #[test]
 fn serve_with_no_input_exits_cleanly() {
     let dir = tempfile::tempdir().unwrap();
