@@ -192,7 +192,10 @@ pub fn read_existing(path: &Path) -> io::Result<Existing> {
         return Err(io::Error::from(io::ErrorKind::InvalidInput));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.read_to_end(&mut bytes)?;
+    // Through `take`: `File::read_to_end` would ask for the metadata again
+    // (a second `fstat`, two host calls in the component) to size a buffer
+    // that is sized already.
+    (&mut file).take(u64::MAX).read_to_end(&mut bytes)?;
     let link_count = link_count(&file, &meta);
     Ok(Existing {
         bytes,
