@@ -5,7 +5,7 @@
 //! reports the rest as a replacement, so a pathological input yields a
 //! coarser but still correct diff instead of a hang.
 //!
-//! The line operations come from [`ops`]: exactly the ones `similar`'s
+//! The line operations come from `diff/ops.rs`: exactly the ones `similar`'s
 //! `TextDiff::diff_lines` with Myers would give, computed with less work.
 
 mod ops;

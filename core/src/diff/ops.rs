@@ -9,12 +9,12 @@
 //!    with `memchr`'s vectorised search.
 //! 2. **Number the lines** so that the search compares integers: here only
 //!    the lines between the common prefix and suffix (the search never looks
-//!    at the others), and only the old side goes into the map. A new line
-//!    that is not an old line can never match, so it gets one shared number
-//!    that no old line has. The map is the standard library's `HashMap`:
-//!    SipHash with random keys, because the content comes from a model and
-//!    may be hostile, and a hash it could collide would make numbering
-//!    quadratic, outside the diff's deadline.
+//!    at the others), and only the old side goes into the map. A new line is
+//!    first compared with the old line on its diagonal (most are equal to
+//!    it) and looked up only when that fails; a new line that is not an old
+//!    line can never match, so it gets one shared number that no old line
+//!    has. The map hashes with foldhash under random seeds, and numbering
+//!    runs under the diff's deadline (see [`random_state`]).
 //! 3. **Reduce** before the search (`similar`'s `preflight`, after GNU
 //!    diff): lines that appear only on one side, and very frequent lines
 //!    surrounded by such lines, are set aside, the search runs on the rest,
