@@ -280,11 +280,12 @@ impl Numbered {
 /// random source natively, WASI's in the component). foldhash's own seed
 /// comes from address-space layout, which WebAssembly does not randomise.
 ///
-/// foldhash is several times faster than SipHash on lines and claims only
-/// minimal resistance to hash flooding. That is enough here because the
-/// numbering runs under the diff's deadline: content built to collide can
-/// make the diff coarse, as content built to be hard for Myers can, and
-/// never makes it slow.
+/// foldhash is faster than SipHash on lines and claims only minimal
+/// resistance to hash flooding. That is enough here because the numbering
+/// runs under the diff's deadline, checked every
+/// [`NUMBERING_CHECK_INTERVAL`] lines: content built to collide can make
+/// the diff coarse, as content built to be hard for Myers can, but cannot
+/// keep it past the deadline.
 fn random_state() -> foldhash::fast::SeedableRandomState {
     use std::hash::BuildHasher;
     static SHARED: OnceLock<foldhash::SharedSeed> = OnceLock::new();
