@@ -210,13 +210,13 @@ impl WriteTool {
         let snapshot = path.as_deref().and_then(|p| ModeSnapshot::take(root, p));
         let sweep = path
             .as_deref()
-            .is_none_or(|p| self.sweeps.first(root.path(), p));
+            .is_none_or(|p| self.sweeps.needed(root.path(), p));
         match self.invoke(root, sweep, |guest, store| {
             guest.call_call(store, arguments)
         }) {
             Ok(json) => {
-                if let Some(snapshot) = snapshot {
-                    restore_mode(root, snapshot, &json);
+                if snapshot.is_some() || sweep {
+                    self.after_write(root, path.as_deref(), snapshot, sweep, &json);
                 }
                 json
             }
@@ -238,13 +238,24 @@ impl WriteTool {
     pub fn write(&self, root: &Root, path: &str, content: &str, dry_run: bool) -> Envelope {
         let start = Instant::now();
         let snapshot = ModeSnapshot::take(root, path);
-        let sweep = self.sweeps.first(root.path(), path);
+        let sweep = self.sweeps.needed(root.path(), path);
         match self.invoke(root, sweep, |guest, store| {
             guest.call_write(store, path, content, dry_run)
         }) {
             Ok(envelope) => {
                 if let (Some(snapshot), Some(resolved)) = (snapshot, replaced_path(&envelope)) {
                     let _ = snapshot.restore(root, resolved);
+                }
+                if sweep
+                    && envelope.data.as_ref().is_some_and(|data| {
+                        wrote(
+                            data.applied,
+                            matches!(data.operation, Operation::Create),
+                            envelope.stats.bytes_written,
+                        )
+                    })
+                {
+                    self.sweeps.done(root.path(), path);
                 }
                 envelope
             }
@@ -256,6 +267,34 @@ impl WriteTool {
                     envelope::echo_typed(path, content, dry_run),
                 )
             }
+        }
+    }
+
+    /// After a call that answered: put the file's mode back if it was
+    /// replaced, and remember that its directory was swept if it wrote.
+    fn after_write(
+        &self,
+        root: &Root,
+        path: Option<&str>,
+        snapshot: Option<ModeSnapshot>,
+        sweep: bool,
+        json: &str,
+    ) {
+        let Ok(value) = serde_json::from_str::<Value>(json) else {
+            return;
+        };
+        let (data, bytes_written) = (&value["data"], value["stats"]["bytes_written"].as_u64());
+        let applied = data["applied"] == true;
+        if let (Some(snapshot), Some(resolved)) =
+            (snapshot, value["context"]["path_resolved"].as_str())
+            && was_replaced(applied, data["operation"] == "update", bytes_written)
+        {
+            let _ = snapshot.restore(root, resolved);
+        }
+        if let (true, Some(path)) = (sweep, path)
+            && wrote(applied, data["operation"] == "create", bytes_written)
+        {
+            self.sweeps.done(root.path(), path);
         }
     }
 
@@ -448,27 +487,14 @@ fn replaced_path(envelope: &Envelope) -> Option<&str> {
 }
 
 /// Same as [`replaced_path`], reading envelope JSON.
-fn restore_mode(root: &Root, snapshot: ModeSnapshot, json: &str) {
-    let Ok(value) = serde_json::from_str::<Value>(json) else {
-        return;
-    };
-    let data = &value["data"];
-    let update = data["operation"] == "update";
-    let replaced = was_replaced(
-        data["applied"] == true,
-        update,
-        value["stats"]["bytes_written"].as_u64(),
-    );
-    if let (true, Some(resolved)) = (replaced, value["context"]["path_resolved"].as_str()) {
-        let _ = snapshot.restore(root, resolved);
-    }
-}
-
-/// An existing file was replaced by a new one (which lost its mode): the
-/// write was applied, to an existing file, and wrote bytes (identical
-/// content writes none and keeps the old file).
 fn was_replaced(applied: bool, update: bool, bytes_written: Option<u64>) -> bool {
     applied && update && bytes_written.unwrap_or(0) > 0
+}
+
+/// Whether the call wrote a file (and so swept its directory, if asked).
+/// An update to empty content counts as not written: one more sweep.
+fn wrote(applied: bool, create: bool, bytes_written: Option<u64>) -> bool {
+    applied && (create || bytes_written.unwrap_or(0) > 0)
 }
 
 #[cfg(test)]

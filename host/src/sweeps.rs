@@ -5,10 +5,10 @@
 //! the directory, which costs time in proportion to its entries (wasmtime-
 //! wasi reads the metadata of every entry it lists): beside 2,000 files a
 //! 1 KiB write took 3.7 ms instead of 0.3 ms. Leftovers appear only when a
-//! writer dies mid-write, so a long-lived host sweeps the first write to
-//! each directory, and again after any call that failed (its guest may
-//! have died with a temp file open). A process that starts after a crash
-//! sweeps each directory on its first write there.
+//! writer dies mid-write, so a long-lived host asks each write to sweep
+//! until one has written to that directory, and again after any call that
+//! failed (its guest may have died with a temp file open). A process that
+//! starts after a crash sweeps each directory on its first write there.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -25,15 +25,20 @@ pub(crate) struct Sweeps {
 
 impl Sweeps {
     /// Whether a write to `path` (the call's argument) under `root` should
-    /// sweep: true the first time its directory is seen. Different
-    /// spellings of one directory are different keys, which only costs an
-    /// extra sweep.
-    pub(crate) fn first(&self, root: &Path, path: &str) -> bool {
+    /// sweep: until a write there has. Different spellings of one directory
+    /// are different keys, which only costs an extra sweep.
+    pub(crate) fn needed(&self, root: &Path, path: &str) -> bool {
+        let swept = self.swept.lock().unwrap_or_else(|e| e.into_inner());
+        !swept.contains(&key(root, path))
+    }
+
+    /// A write to `path` that was asked to sweep has written (so it swept).
+    pub(crate) fn done(&self, root: &Path, path: &str) {
         let mut swept = self.swept.lock().unwrap_or_else(|e| e.into_inner());
         if swept.len() >= MAX_REMEMBERED {
             swept.clear();
         }
-        swept.insert(key(root, path))
+        swept.insert(key(root, path));
     }
 
     /// Sweep the directory of `path` again on the next write there.
@@ -53,18 +58,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn first_write_per_directory_and_root() {
+    fn until_a_write_per_directory_and_root() {
         let sweeps = Sweeps::default();
         let (a, b) = (Path::new("/a"), Path::new("/b"));
-        assert!(sweeps.first(a, "src/x.rs"));
-        assert!(!sweeps.first(a, "src/y.rs"));
-        assert!(sweeps.first(a, "src/deeper/y.rs"));
-        assert!(sweeps.first(a, "top.txt"));
-        assert!(!sweeps.first(a, "other.txt"));
-        assert!(sweeps.first(b, "src/x.rs"), "another root");
+        assert!(sweeps.needed(a, "src/x.rs"));
+        assert!(sweeps.needed(a, "src/x.rs"), "nothing written yet");
+        sweeps.done(a, "src/x.rs");
+        assert!(!sweeps.needed(a, "src/y.rs"));
+        assert!(sweeps.needed(a, "src/deeper/y.rs"));
+        assert!(sweeps.needed(a, "top.txt"));
+        assert!(sweeps.needed(b, "src/x.rs"), "another root");
         sweeps.forget(a, "src/z.rs");
-        assert!(sweeps.first(a, "src/x.rs"), "again after a failure");
-        assert!(!sweeps.first(a, "src/x.rs"));
+        assert!(sweeps.needed(a, "src/x.rs"), "again after a failure");
     }
 
     #[test]
@@ -72,13 +77,12 @@ mod tests {
         let sweeps = Sweeps::default();
         let root = Path::new("/r");
         for i in 0..MAX_REMEMBERED {
-            assert!(sweeps.first(root, &format!("{i}/f")));
+            sweeps.done(root, &format!("{i}/f"));
         }
-        assert_eq!(sweeps.swept.lock().expect("lock").len(), MAX_REMEMBERED);
+        assert!(!sweeps.needed(root, "0/f"));
         // Full: everything is forgotten before the next one is remembered.
-        assert!(sweeps.first(root, "0/f"));
-        assert_eq!(sweeps.swept.lock().expect("lock").len(), 1);
-        assert!(sweeps.first(root, "1/f"));
-        assert!(!sweeps.first(root, "0/f"));
+        sweeps.done(root, "new/f");
+        assert!(sweeps.needed(root, "0/f"));
+        assert!(!sweeps.needed(root, "new/f"));
     }
 }

@@ -177,7 +177,7 @@ fn plant_stale_temp(p: &Project, dir: &str) -> std::path::PathBuf {
 }
 
 #[test]
-fn a_tool_sweeps_each_directory_on_its_first_write_and_after_a_failed_call() {
+fn a_tool_sweeps_each_directory_until_a_write_there_and_after_a_failed_call() {
     let p = Project::new();
     p.mkdir("d");
     let tight = tool_with(Options {
@@ -187,6 +187,16 @@ fn a_tool_sweeps_each_directory_on_its_first_write_and_after_a_failed_call() {
     let write =
         |path: &str, content: String| call(&tight, &p, json!({"path": path, "content": content}));
     let stale = plant_stale_temp(&p, "d");
+    call(
+        &tight,
+        &p,
+        json!({"path": "d/a.txt", "content": "a\n", "dry_run": true}),
+    )
+    .assert_status("partial");
+    assert!(
+        stale.exists(),
+        "a dry run writes nothing and sweeps nothing"
+    );
     write("d/a.txt", "a\n".into()).assert_status("success");
     assert!(!stale.exists(), "the first write to d/ sweeps it");
 
