@@ -1,6 +1,6 @@
 //! One call from request to envelope: validate, resolve, read, diff, write.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
@@ -282,7 +282,9 @@ fn write_target(
 ) -> Result<(), ToolError> {
     let created = fs::create_parents(root, resolved)
         .map_err(|e| ToolError::from_io(&e, "creating the parent directory"))?;
-    let swept = config.sweep_temps.then_some(started);
+    // A directory this call created holds no leftovers.
+    let new_parent = created.last().map(PathBuf::as_path) == target.parent();
+    let swept = (config.sweep_temps && !new_parent).then_some(started);
     if let Err(e) = fs::write_atomic(target, content, swept, config.durability) {
         fs::remove_dirs(&created);
         return Err(ToolError::from_io(&e, "writing to file"));
