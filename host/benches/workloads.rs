@@ -13,9 +13,11 @@
 //!   envelope line out over pipes, timed from write to read.
 //! - **serve, --sync none**: the same without file and directory syncs.
 //!
-//! Every mode does the same work per call: parse the arguments, resolve the
-//! path, read the old file, diff, build the envelope, write atomically (with
-//! the syncs the mode says). One-shot `write-tool write` (process start to
+//! The modes take turns call by call (call `i` in every mode, then call
+//! `i + 1`), so that this shared machine's slow and fast spells fall on
+//! every mode alike. Every mode does the same work per call: parse the
+//! arguments, resolve the path, read the old file, diff, build the
+//! envelope, write atomically (with the syncs the mode says). One-shot `write-tool write` (process start to
 //! exit, warm compile cache) and the peak memory of `serve` on W4 are
 //! measured too. Results replace the part of BENCHMARKS.md between the
 //! `results` markers.
@@ -146,86 +148,160 @@ fn fresh_root(w: &Workload) -> tempfile::TempDir {
     dir
 }
 
-fn native(w: &Workload) -> Duration {
-    let dir = fresh_root(w);
-    let mut config = write_tool_core::Config::default();
-    // The host's policy: sweep leftover temp files on the first write to
-    // each directory only.
-    let mut swept = std::collections::HashSet::new();
-    let samples = (0..w.iterations)
-        .map(|i| {
-            let request = (w.request)(i);
-            let path: serde_json::Value = serde_json::from_str(&request).expect("json");
-            let path = path["path"].as_str().expect("path").to_owned();
-            let parent = path.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
-            config.sweep_temps = swept.insert(parent);
-            let start = Instant::now();
-            let envelope = write_tool_core::call(dir.path(), request, &config);
-            let elapsed = start.elapsed();
-            assert!(envelope.error.is_none(), "{}", envelope.text);
-            elapsed
-        })
-        .collect();
-    median(samples)
+/// One way of making calls: `call(i)` makes workload call `i` and returns
+/// how long it took.
+trait Mode {
+    fn call(&mut self, i: usize) -> Duration;
 }
 
-fn component(tool: &WriteTool, w: &Workload) -> Duration {
-    let dir = fresh_root(w);
-    let root = Root::open(dir.path()).expect("root");
-    let samples = (0..w.iterations)
-        .map(|i| {
-            let request = (w.request)(i);
-            let start = Instant::now();
-            let envelope = tool.call(&root, &request);
-            let elapsed = start.elapsed();
-            assert!(!envelope.contains("\"status\":\"error\""), "{envelope}");
-            elapsed
-        })
-        .collect();
-    median(samples)
+/// `write_tool_core::call` on `std::fs`.
+struct Native<'w> {
+    w: &'w Workload,
+    dir: tempfile::TempDir,
+    config: write_tool_core::Config,
+    swept: std::collections::HashSet<String>,
 }
 
-/// Median per call through `serve`, and the process's peak RSS in KiB. The
-/// server loads the component from the bench's compile cache, as a server
-/// on a machine that has run the tool before does (compiling in-process
-/// would add Cranelift's memory to the peak).
-fn serve(w: &Workload, cache: &Path, extra: &[&str]) -> (Duration, u64) {
-    let dir = fresh_root(w);
-    let mut child = Command::new(BIN)
-        .env("WRITE_TOOL_CACHE_DIR", cache)
-        .arg("--root")
-        .arg(dir.path())
-        .args(extra)
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn serve");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    let mut samples = Vec::new();
-    for i in 0..w.iterations {
-        let request = (w.request)(i);
-        line.clear();
+impl<'w> Native<'w> {
+    fn new(w: &'w Workload) -> Self {
+        Native {
+            w,
+            dir: fresh_root(w),
+            config: write_tool_core::Config::default(),
+            swept: std::collections::HashSet::new(),
+        }
+    }
+}
+
+impl Mode for Native<'_> {
+    fn call(&mut self, i: usize) -> Duration {
+        let request = (self.w.request)(i);
+        // The host's policy: sweep leftover temp files on the first write
+        // to each directory only.
+        let args: serde_json::Value = serde_json::from_str(&request).expect("json");
+        let path = args["path"].as_str().expect("path");
+        let parent = path.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
+        self.config.sweep_temps = self.swept.insert(parent);
+        let start = Instant::now();
+        let envelope = write_tool_core::call(self.dir.path(), request, &self.config);
+        let elapsed = start.elapsed();
+        assert!(envelope.error.is_none(), "{}", envelope.text);
+        elapsed
+    }
+}
+
+/// The host library: a fresh store and instance per call.
+struct Component<'t> {
+    w: &'t Workload,
+    tool: &'t WriteTool,
+    _dir: tempfile::TempDir,
+    root: Root,
+}
+
+impl<'t> Component<'t> {
+    fn new(w: &'t Workload, tool: &'t WriteTool) -> Self {
+        let dir = fresh_root(w);
+        let root = Root::open(dir.path()).expect("root");
+        Component {
+            w,
+            tool,
+            _dir: dir,
+            root,
+        }
+    }
+}
+
+impl Mode for Component<'_> {
+    fn call(&mut self, i: usize) -> Duration {
+        let request = (self.w.request)(i);
+        let start = Instant::now();
+        let envelope = self.tool.call(&self.root, &request);
+        let elapsed = start.elapsed();
+        assert!(!envelope.contains("\"status\":\"error\""), "{envelope}");
+        elapsed
+    }
+}
+
+/// A `write-tool serve` process, timed from request written to envelope
+/// read. It loads the component from the bench's compile cache, as a
+/// server on a machine that has run the tool before does (compiling
+/// in-process would add Cranelift's memory to the peak).
+struct Serve<'w> {
+    w: &'w Workload,
+    _dir: tempfile::TempDir,
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: BufReader<std::process::ChildStdout>,
+    line: String,
+}
+
+impl<'w> Serve<'w> {
+    fn new(w: &'w Workload, cache: &Path, extra: &[&str]) -> Self {
+        let dir = fresh_root(w);
+        let mut child = Command::new(BIN)
+            .env("WRITE_TOOL_CACHE_DIR", cache)
+            .arg("--root")
+            .arg(dir.path())
+            .args(extra)
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn serve");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Serve {
+            w,
+            _dir: dir,
+            child,
+            stdin,
+            stdout,
+            line: String::new(),
+        }
+    }
+
+    /// The process's peak resident memory in KiB; ends the process.
+    fn finish(mut self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        let peak = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0);
+        drop(self.stdin.take());
+        self.child.wait().expect("serve exits");
+        peak
+    }
+}
+
+impl Mode for Serve<'_> {
+    fn call(&mut self, i: usize) -> Duration {
+        let request = (self.w.request)(i);
+        let stdin = self.stdin.as_mut().expect("stdin");
+        self.line.clear();
         let start = Instant::now();
         stdin.write_all(request.as_bytes()).expect("send");
         stdin.write_all(b"\n").expect("send");
         stdin.flush().expect("flush");
-        stdout.read_line(&mut line).expect("receive");
-        samples.push(start.elapsed());
-        assert!(!line.contains("\"status\":\"error\""), "{line}");
+        self.stdout.read_line(&mut self.line).expect("receive");
+        let elapsed = start.elapsed();
+        assert!(!self.line.contains("\"status\":\"error\""), "{}", self.line);
+        elapsed
     }
-    let status =
-        std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
-    let peak = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0);
-    drop(stdin);
-    child.wait().expect("serve exits");
-    (median(samples), peak)
+}
+
+/// Medians of each mode's calls, made in turn (call `i` in every mode,
+/// then call `i + 1`), so that the machine's slow and fast spells fall on
+/// every mode alike.
+fn interleaved(w: &Workload, modes: &mut [&mut dyn Mode]) -> Vec<Duration> {
+    let mut samples = vec![Vec::with_capacity(w.iterations); modes.len()];
+    for i in 0..w.iterations {
+        for (mode, samples) in modes.iter_mut().zip(&mut samples) {
+            samples.push(mode.call(i));
+        }
+    }
+    samples.into_iter().map(median).collect()
 }
 
 /// One-shot `write-tool write` of a 1 KiB file, process start to exit.
@@ -291,10 +367,19 @@ fn main() {
         if !filter.is_empty() && !filter.iter().any(|f| f == w.name) {
             continue;
         }
-        let n = native(&w);
-        let c = component(&tool, &w);
-        let (s, peak) = serve(&w, cache.path(), &[]);
-        let (s_none, _) = serve(&w, cache.path(), &["--sync", "none"]);
+        let mut native = Native::new(&w);
+        let mut component = Component::new(&w, &tool);
+        let mut serve = Serve::new(&w, cache.path(), &[]);
+        let mut serve_none = Serve::new(&w, cache.path(), &["--sync", "none"]);
+        let medians = interleaved(
+            &w,
+            &mut [&mut native, &mut component, &mut serve, &mut serve_none],
+        );
+        let [n, c, s, s_none] = medians[..] else {
+            unreachable!("four modes")
+        };
+        let peak = serve.finish();
+        serve_none.finish();
         if w.name == "W4" {
             w4_peak = peak;
         }
