@@ -474,13 +474,6 @@ mod tests {
             old_end: bool,
             new_end: bool,
         ) {
-            let join = |lines: &[&str], end: bool| {
-                let mut text = lines.join("\n");
-                if end && !text.is_empty() {
-                    text.push('\n');
-                }
-                text
-            };
             same_as_text_diff(&join(&old, old_end), &join(&new, new_end));
         }
 
@@ -491,13 +484,6 @@ mod tests {
             old_final_newline: bool,
             new_final_newline: bool,
         ) {
-            let join = |lines: &[&str], final_newline: bool| {
-                let mut text = lines.join("\n");
-                if final_newline && !text.is_empty() {
-                    text.push('\n');
-                }
-                text
-            };
             let (old, new) = (join(&old, old_final_newline), join(&new, new_final_newline));
             let unlimited = DiffLimits { max_lines: usize::MAX, max_bytes: usize::MAX, ..DiffLimits::default() };
             let s = diff(&old, &new, "p.txt", &unlimited);
@@ -508,6 +494,15 @@ mod tests {
             let removed = body.filter(|l| l.starts_with('-')).count() as u64;
             proptest::prop_assert_eq!((added, removed), (s.lines_added, s.lines_removed));
         }
+    }
+
+    /// `lines` joined by `\n`, with a final one if `end` (and any lines).
+    fn join(lines: &[&str], end: bool) -> String {
+        let mut text = lines.join("\n");
+        if end && !text.is_empty() {
+            text.push('\n');
+        }
+        text
     }
 
     /// Few distinct lines, so that old and new share many of them.

@@ -126,14 +126,7 @@ const UNMATCHED: u32 = u32::MAX;
 /// The Myers operations between two lists of lines, as
 /// `similar::capture_diff_deadline(Algorithm::Myers, ..)` gives them.
 pub(super) fn line_ops(old: &[&str], new: &[&str], deadline: Option<Instant>) -> Vec<DiffOp> {
-    let same = |(o, n): &(&&str, &&str)| same_bytes(o.as_bytes(), n.as_bytes());
-    let prefix = old.iter().zip(new).take_while(same).count();
-    let suffix = old[prefix..]
-        .iter()
-        .rev()
-        .zip(new[prefix..].iter().rev())
-        .take_while(same)
-        .count();
+    let (prefix, suffix) = common_ends(old, new);
     let old_middle = &old[prefix..old.len() - suffix];
     let new_middle = &new[prefix..new.len() - suffix];
 
@@ -166,6 +159,20 @@ pub(super) fn line_ops(old: &[&str], new: &[&str], deadline: Option<Instant>) ->
         d.finish()
     })();
     d.into_inner().into_inner().into_ops()
+}
+
+/// How many lines `old` and `new` share at the start, and then at the end
+/// of what is left.
+fn common_ends(old: &[&str], new: &[&str]) -> (usize, usize) {
+    let same = |(o, n): &(&&str, &&str)| same_bytes(o.as_bytes(), n.as_bytes());
+    let prefix = old.iter().zip(new).take_while(same).count();
+    let suffix = old[prefix..]
+        .iter()
+        .rev()
+        .zip(new[prefix..].iter().rev())
+        .take_while(same)
+        .count();
+    (prefix, suffix)
 }
 
 /// `similar`'s Myers over all of `old` and `new`.
@@ -610,13 +617,7 @@ mod tests {
     /// Whether the middle lines of `old` and `new` get reduced.
     fn reduces(old: &str, new: &str) -> bool {
         let (old, new) = (lines(old), lines(new));
-        let prefix = old.iter().zip(&new).take_while(|(o, n)| o == n).count();
-        let suffix = old[prefix..]
-            .iter()
-            .rev()
-            .zip(new[prefix..].iter().rev())
-            .take_while(|(o, n)| o == n)
-            .count();
+        let (prefix, suffix) = common_ends(&old, &new);
         let numbered = Numbered::new(
             &old[prefix..old.len() - suffix],
             &new[prefix..new.len() - suffix],
