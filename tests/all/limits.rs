@@ -3,7 +3,7 @@ use std::time::Duration;
 use serde_json::json;
 use write_tool::{Options, WriteTool};
 
-use crate::support::{Project, decode, options, tool};
+use crate::support::{Project, decode, options, plant_temps, tool};
 
 /// 200,000 lines drawing on the same 1,000 values in two different orders:
 /// Myers has to work hard on these.
@@ -162,20 +162,6 @@ fn a_pathological_diff_is_cut_short_by_its_deadline() {
     );
 }
 
-/// A temp file of the tool's pattern, last modified an hour ago: what a
-/// killed writer leaves.
-fn plant_stale_temp(p: &Project, dir: &str) -> std::path::PathBuf {
-    let path = p.path(dir).join(".wt-0123456789abcdef.tmp");
-    std::fs::write(&path, "partial").expect("plant");
-    std::fs::File::options()
-        .write(true)
-        .open(&path)
-        .expect("open")
-        .set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
-        .expect("age");
-    path
-}
-
 #[test]
 fn a_tool_sweeps_each_directory_until_a_write_there_and_after_a_failed_call() {
     let p = Project::new();
@@ -186,7 +172,7 @@ fn a_tool_sweeps_each_directory_until_a_write_there_and_after_a_failed_call() {
     });
     let write =
         |path: &str, content: String| call(&tight, &p, json!({"path": path, "content": content}));
-    let stale = plant_stale_temp(&p, "d");
+    let stale = plant_temps(&p.path("d")).stale;
     call(
         &tight,
         &p,
@@ -200,7 +186,7 @@ fn a_tool_sweeps_each_directory_until_a_write_there_and_after_a_failed_call() {
     write("d/a.txt", "a\n".into()).assert_status("success");
     assert!(!stale.exists(), "the first write to d/ sweeps it");
 
-    let stale = plant_stale_temp(&p, "d");
+    let stale = plant_temps(&p.path("d")).stale;
     write("d/b.txt", "b\n".into()).assert_status("success");
     assert!(stale.exists(), "later writes to d/ do not list it again");
     write("d/e/c.txt", "c\n".into()).assert_status("success");
@@ -213,7 +199,7 @@ fn a_tool_sweeps_each_directory_until_a_write_there_and_after_a_failed_call() {
     assert!(!stale.exists(), "swept again after the failed call");
 
     // Another tool (another process) sweeps on its first write.
-    let stale = plant_stale_temp(&p, "d");
+    let stale = plant_temps(&p.path("d")).stale;
     call(tool(), &p, json!({"path": "d/x.txt", "content": "x\n"})).assert_status("success");
     assert!(!stale.exists());
 }

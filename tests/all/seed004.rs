@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use write_tool::Root;
 
-use crate::support::{Envelope, Tree, decode, tool};
+use crate::support::{Envelope, Tree, decode, plant_temps, tool};
 
 /// `base/` holds the project root `root/`, a second allowed root
 /// `second/`, and `outside/` with a canary.
@@ -246,25 +246,9 @@ fn every_root_is_checked_when_opened() {
 fn a_write_in_another_root_sweeps_stale_temp_files_there() {
     let r = Roots::new();
     fs::create_dir(r.base.join("second/sub")).expect("mkdir");
-    let stale = r.base.join("second/sub/.wt-0123456789abcdef.tmp");
-    let fresh = r.base.join("second/sub/.wt-fedcba9876543210.tmp");
-    for path in [&stale, &fresh] {
-        fs::write(path, "partial").expect("plant");
-    }
-    // An hour old, and a minute in the future (a live writer's, however
-    // long the test takes to reach the write).
-    let now = std::time::SystemTime::now();
-    let hour = std::time::Duration::from_secs(3600);
-    for (path, time) in [(&stale, now - hour), (&fresh, now + hour / 60)] {
-        fs::File::options()
-            .write(true)
-            .open(path)
-            .expect("open")
-            .set_modified(time)
-            .expect("age");
-    }
+    let temps = plant_temps(&r.base.join("second/sub"));
     let env = r.call("write_file", &r.abs("second/sub/a.txt"), "one\n");
     assert_eq!(env.status, "success", "{}", env.text);
-    assert!(!stale.exists(), "the stale temp file is swept");
-    assert!(fresh.exists(), "a live writer's temp file is kept");
+    assert!(!temps.stale.exists(), "the stale temp file is swept");
+    assert!(temps.fresh.exists(), "a live writer's temp file is kept");
 }

@@ -378,3 +378,39 @@ pub fn apply_with_patch_tool(name: &str, old: &[u8], patch: &str) -> Vec<u8> {
     assert!(status.success(), "patch failed on:\n{patch}");
     fs::read(&file).expect("patched")
 }
+
+/// Temp files planted by [`plant_temps`].
+pub struct Temps {
+    /// Of the tool's pattern, last modified an hour ago: what a killed
+    /// writer leaves.
+    pub stale: PathBuf,
+    /// Of the tool's pattern, dated a minute ahead: a live writer's, fresh
+    /// however long the test takes to reach its write.
+    pub fresh: PathBuf,
+    /// An hour old, but not of the tool's pattern.
+    pub lookalike: PathBuf,
+}
+
+/// Plant [`Temps`] in `dir`.
+pub fn plant_temps(dir: &Path) -> Temps {
+    let temps = Temps {
+        stale: dir.join(".wt-0123456789abcdef.tmp"),
+        fresh: dir.join(".wt-fedcba9876543210.tmp"),
+        lookalike: dir.join(".wt-not-the-pattern.tmp"),
+    };
+    let (now, hour) = (SystemTime::now(), std::time::Duration::from_secs(3600));
+    for (path, time) in [
+        (&temps.stale, now - hour),
+        (&temps.fresh, now + hour / 60),
+        (&temps.lookalike, now - hour),
+    ] {
+        fs::write(path, "partial").expect("plant");
+        fs::File::options()
+            .write(true)
+            .open(path)
+            .expect("open")
+            .set_modified(time)
+            .expect("age");
+    }
+    temps
+}

@@ -2,7 +2,7 @@ use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::time::{Duration, SystemTime};
 
-use crate::support::Project;
+use crate::support::{Project, Temps, plant_temps};
 
 #[test]
 fn updates_with_the_seed_text_and_counts() {
@@ -124,39 +124,16 @@ fn replacing_an_empty_file_and_a_large_one() {
     assert_eq!(p.read_string("big.txt"), changed);
 }
 
-/// Plant, in `dir`, a temp file a killed writer left an hour ago, one a
-/// live writer is filling (dated a minute ahead, so that it stays fresh
-/// however long the test takes to reach its write), and an old look-alike
-/// that is not the tool's.
-fn plant_temps(dir: &std::path::Path) -> [std::path::PathBuf; 3] {
-    let stale = dir.join(".wt-0123456789abcdef.tmp");
-    let fresh = dir.join(".wt-fedcba9876543210.tmp");
-    let lookalike = dir.join(".wt-not-the-pattern.tmp");
-    for path in [&stale, &fresh, &lookalike] {
-        fs::write(path, "partial").expect("plant");
-    }
-    let (now, hour) = (SystemTime::now(), Duration::from_secs(3600));
-    for (path, time) in [
-        (&stale, now - hour),
-        (&fresh, now + hour / 60),
-        (&lookalike, now - hour),
-    ] {
-        fs::File::options()
-            .write(true)
-            .open(path)
-            .expect("open")
-            .set_modified(time)
-            .expect("age");
-    }
-    [stale, fresh, lookalike]
-}
-
 #[test]
 fn a_write_sweeps_stale_temp_files_from_its_directory_only() {
     let p = Project::new();
     p.mkdir("deep/er");
-    let [root_stale, ..] = plant_temps(&p.path(""));
-    let [stale, fresh, lookalike] = plant_temps(&p.path("deep/er"));
+    let root_stale = plant_temps(&p.path("")).stale;
+    let Temps {
+        stale,
+        fresh,
+        lookalike,
+    } = plant_temps(&p.path("deep/er"));
     p.put("deep/er/file.txt", "new\n").assert_status("success");
     assert!(!stale.exists(), "the stale temp file is swept");
     assert!(fresh.exists(), "a live writer's temp file is kept");
