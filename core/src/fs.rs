@@ -8,7 +8,7 @@
 //! directory and serves as the baseline in benchmarks.
 
 use std::collections::VecDeque;
-use std::fs::{self, File, Metadata, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -177,53 +177,82 @@ pub fn join(root: &Path, names: &[String]) -> PathBuf {
 pub struct Existing {
     /// The file's content.
     pub bytes: Vec<u8>,
-    /// Its metadata, read from the open handle.
-    pub meta: Metadata,
+    /// Its modification time, read from the open handle.
+    pub modified: Option<SystemTime>,
     /// Number of hard links to it.
     pub link_count: u64,
+}
+
+/// What [`read_existing`] needs to know of an open file before reading it.
+struct Stat {
+    is_file: bool,
+    len: u64,
+    modified: Option<SystemTime>,
+    link_count: u64,
 }
 
 /// Read the regular file at `path`. The caller has checked it is one: a FIFO
 /// is never opened, since opening it would block.
 pub fn read_existing(path: &Path) -> io::Result<Existing> {
     let mut file = File::open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
+    let stat = stat(&file)?;
+    if !stat.is_file {
         return Err(io::Error::from(io::ErrorKind::InvalidInput));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    let mut bytes = Vec::with_capacity(usize::try_from(stat.len).unwrap_or(0));
     // Through `take`: `File::read_to_end` would ask for the metadata again
     // (a second `fstat`, two host calls in the component) to size a buffer
     // that is sized already.
     (&mut file).take(u64::MAX).read_to_end(&mut bytes)?;
-    let link_count = link_count(&file, &meta);
     Ok(Existing {
         bytes,
-        meta,
+        modified: stat.modified,
+        link_count: stat.link_count,
+    })
+}
+
+#[cfg(not(target_os = "wasi"))]
+fn stat(file: &File) -> io::Result<Stat> {
+    let meta = file.metadata()?;
+    #[cfg(unix)]
+    let link_count = std::os::unix::fs::MetadataExt::nlink(&meta);
+    #[cfg(not(unix))]
+    let link_count = 1;
+    Ok(Stat {
+        is_file: meta.is_file(),
+        len: meta.len(),
+        modified: meta.modified().ok(),
         link_count,
     })
 }
 
-#[cfg(unix)]
-fn link_count(_file: &File, meta: &Metadata) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    meta.nlink()
-}
-
-/// `std::os::wasi::fs::MetadataExt` is unstable, so ask wasi-libc directly.
+/// One `fstat` through wasi-libc: `File::metadata` has no link count
+/// (`std::os::wasi::fs::MetadataExt` is unstable), and asking for both
+/// would cost two `fstat`s, four host calls.
 #[cfg(target_os = "wasi")]
 #[allow(unsafe_code, reason = "one fstat call on a descriptor we own")]
-fn link_count(file: &File, _meta: &Metadata) -> u64 {
+fn stat(file: &File) -> io::Result<Stat> {
     use std::os::fd::AsRawFd;
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: `file` keeps the descriptor open for the duration of the call
     // and `st` is a properly sized out-buffer that fstat fills on success.
     let rc = unsafe { libc::fstat(file.as_raw_fd(), st.as_mut_ptr()) };
     if rc != 0 {
-        return 1;
+        return Err(io::Error::last_os_error());
     }
     // SAFETY: fstat returned 0, so it initialised `st`.
-    unsafe { st.assume_init() }.st_nlink
+    let st = unsafe { st.assume_init() };
+    // WASI timestamps are unsigned: never before the epoch.
+    let modified = u64::try_from(st.st_mtim.tv_sec)
+        .ok()
+        .zip(u32::try_from(st.st_mtim.tv_nsec).ok())
+        .and_then(|(secs, nanos)| SystemTime::UNIX_EPOCH.checked_add(Duration::new(secs, nanos)));
+    Ok(Stat {
+        is_file: st.st_mode & libc::S_IFMT == libc::S_IFREG,
+        len: u64::try_from(st.st_size).unwrap_or(0),
+        modified,
+        link_count: st.st_nlink,
+    })
 }
 
 /// Positional writes: on WASI they are `descriptor.write`, which reports
@@ -271,11 +300,6 @@ fn write_all_at(file: &File, content: &[u8]) -> io::Result<()> {
 #[cfg(not(any(unix, target_os = "wasi")))]
 fn write_all_at(mut file: &File, content: &[u8]) -> io::Result<()> {
     io::Write::write_all(&mut file, content)
-}
-
-#[cfg(not(any(unix, target_os = "wasi")))]
-fn link_count(_file: &File, _meta: &Metadata) -> u64 {
-    1
 }
 
 /// Create the directories `names[existing..last]` under `root`, returning

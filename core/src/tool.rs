@@ -256,7 +256,7 @@ fn check_lock(request: &Request, existing: Option<&Existing>) -> Result<(), Tool
 
 /// The file's mtime in whole milliseconds since the epoch.
 fn mtime_ms(existing: &Existing) -> Option<i64> {
-    let modified = existing.meta.modified().ok()?;
+    let modified = existing.modified?;
     let ms = match modified.duration_since(UNIX_EPOCH) {
         Ok(after) => i64::try_from(after.as_millis()).ok()?,
         Err(before) => -i64::try_from(before.duration().as_millis()).ok()?,
