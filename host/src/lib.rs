@@ -64,7 +64,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use wasmtime::component::{Linker, ResourceTable};
 use wasmtime::{Engine, Store, Trap};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
@@ -280,19 +279,28 @@ impl WriteTool {
         sweep: bool,
         json: &str,
     ) {
-        let Ok(value) = serde_json::from_str::<Value>(json) else {
+        let Ok(outcome) = serde_json::from_str::<Outcome<'_>>(json) else {
             return;
         };
-        let (data, bytes_written) = (&value["data"], value["stats"]["bytes_written"].as_u64());
-        let applied = data["applied"] == true;
-        if let (Some(snapshot), Some(resolved)) =
-            (snapshot, value["context"]["path_resolved"].as_str())
-            && was_replaced(applied, data["operation"] == "update", bytes_written)
+        let (applied, operation) = outcome
+            .data
+            .map_or((false, None), |data| (data.applied, data.operation));
+        let bytes_written = outcome.stats.bytes_written;
+        if let (Some(snapshot), Some(resolved)) = (snapshot, outcome.context.path_resolved)
+            && was_replaced(
+                applied,
+                operation.as_deref() == Some("update"),
+                bytes_written,
+            )
         {
-            let _ = snapshot.restore(root, resolved);
+            let _ = snapshot.restore(root, &resolved);
         }
         if let (true, Some(path)) = (sweep, path)
-            && wrote(applied, data["operation"] == "create", bytes_written)
+            && wrote(
+                applied,
+                operation.as_deref() == Some("create"),
+                bytes_written,
+            )
         {
             self.sweeps.done(root.path(), path);
         }
@@ -475,6 +483,38 @@ fn start_ticker(engine: &Engine) -> Arc<AtomicBool> {
 
 fn elapsed_ms(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The few envelope fields [`WriteTool::after_write`] reads. Everything
+/// else, the preview and the text included, is skipped unparsed.
+#[derive(serde::Deserialize)]
+struct Outcome<'a> {
+    #[serde(default, borrow)]
+    data: Option<OutcomeData<'a>>,
+    #[serde(default)]
+    stats: OutcomeStats,
+    #[serde(default, borrow)]
+    context: OutcomeContext<'a>,
+}
+
+#[derive(serde::Deserialize)]
+struct OutcomeData<'a> {
+    #[serde(default)]
+    applied: bool,
+    #[serde(default, borrow)]
+    operation: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+struct OutcomeStats {
+    #[serde(default)]
+    bytes_written: Option<u64>,
+}
+
+#[derive(Default, serde::Deserialize)]
+struct OutcomeContext<'a> {
+    #[serde(default, borrow)]
+    path_resolved: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// The root-relative path of a file the envelope says was replaced.
