@@ -452,7 +452,11 @@ fn engine(options: &Options) -> wasmtime::Result<Engine> {
         .total_stacks(1)
         .max_memory_size(options.memory_limit_bytes)
         .linear_memory_keep_resident(16 << 20)
-        .table_keep_resident(64 << 10);
+        .table_keep_resident(64 << 10)
+        // Where the kernel has PAGEMAP_SCAN (Linux 6.7+), reset only the
+        // pages the call wrote instead of zeroing the whole resident part:
+        // a 1 KiB dry run spent an eighth of its time in that `memset`.
+        .pagemap_scan(wasmtime::Enabled::Auto);
     config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
     Engine::new(&config)
 }
