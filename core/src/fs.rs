@@ -98,8 +98,8 @@ pub fn resolve(root: &Path, rel: RelPath) -> Result<Resolved, ToolError> {
             continue;
         }
         let candidate = join(root, &names).join(&name);
-        let meta = match fs::symlink_metadata(&candidate) {
-            Ok(meta) => meta,
+        let kind = match lstat(&candidate) {
+            Ok(kind) => kind,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 missing_from = Some(names.len());
                 names.push(name);
@@ -108,8 +108,7 @@ pub fn resolve(root: &Path, rel: RelPath) -> Result<Resolved, ToolError> {
             }
             Err(e) => return Err(ToolError::from_io(&e, "resolving the path")),
         };
-        let file_type = meta.file_type();
-        if file_type.is_symlink() {
+        if kind == Kind::Symlink {
             links += 1;
             if links > MAX_LINKS {
                 return Err(ToolError::link_loop());
@@ -125,7 +124,7 @@ pub fn resolve(root: &Path, rel: RelPath) -> Result<Resolved, ToolError> {
             }
             continue;
         }
-        if file_type.is_dir() {
+        if kind == Kind::Directory {
             names.push(name);
             last_is = LastIs::Directory;
             continue;
@@ -134,7 +133,7 @@ pub fn resolve(root: &Path, rel: RelPath) -> Result<Resolved, ToolError> {
             return Err(ToolError::parent_not_directory());
         }
         names.push(name);
-        last_is = if file_type.is_file() {
+        last_is = if kind == Kind::File {
             LastIs::File
         } else {
             LastIs::Other
@@ -163,6 +162,32 @@ enum LastIs {
     Directory,
     File,
     Other,
+}
+
+/// What a path names, not following a final symbolic link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Symlink,
+    Directory,
+    File,
+    Other,
+}
+
+fn lstat(path: &Path) -> io::Result<Kind> {
+    #[cfg(target_os = "wasi")]
+    if let Some(kind) = wasi_fs::lstat(path) {
+        return kind;
+    }
+    let file_type = fs::symlink_metadata(path)?.file_type();
+    Ok(if file_type.is_symlink() {
+        Kind::Symlink
+    } else if file_type.is_dir() {
+        Kind::Directory
+    } else if file_type.is_file() {
+        Kind::File
+    } else {
+        Kind::Other
+    })
 }
 
 /// `root` joined with `names`.
@@ -430,7 +455,7 @@ fn remove_stale_temps(dir: &Path, started: SystemTime) {
 /// The names in `dir` of the tool's temp-file pattern.
 fn temp_names(dir: &Path) -> Vec<String> {
     #[cfg(target_os = "wasi")]
-    if let Some(names) = wasi_dir::temp_names(dir) {
+    if let Some(names) = wasi_fs::temp_names(dir) {
         return names;
     }
     let Ok(entries) = fs::read_dir(dir) else {
@@ -443,57 +468,107 @@ fn temp_names(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// A directory listing through WASI 0.2 itself. wasi-libc's `readdir`
-/// (under `std::fs::read_dir`) asks the host for an inode number for every
-/// entry, one host call and two system calls each: in a directory of 2,000
-/// files, a 1 KiB write took 7.2 ms instead of 0.3 ms (3.7 ms this way; the
-/// host still reads each entry's metadata as it lists them).
+/// WASI 0.2 called directly where wasi-libc would make extra host calls.
+///
+/// - A listing: wasi-libc's `readdir` (under `std::fs::read_dir`) asks the
+///   host for an inode number for every entry, one host call and two
+///   system calls each: in a directory of 2,000 files, a 1 KiB write took
+///   7.2 ms instead of 0.3 ms (3.7 ms this way; the host still reads each
+///   entry's metadata as it lists them).
+/// - An `lstat`: wasi-libc's `fstatat` asks for the metadata hash too (the
+///   inode number), a second host call and three more system calls for
+///   each path component [`resolve`] looks at.
 #[cfg(target_os = "wasi")]
-mod wasi_dir {
+mod wasi_fs {
+    use std::cell::OnceCell;
+    use std::io;
     use std::path::{Component, Path, PathBuf};
 
-    use wasi::filesystem::types::{Descriptor, DescriptorFlags, OpenFlags, PathFlags};
+    use wasi::filesystem::types::{
+        Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+    };
+
+    use super::Kind;
+
+    thread_local! {
+        /// The preopens and their names, asked for once per instance (each
+        /// call runs in a fresh one).
+        static PREOPENS: OnceCell<Vec<(Descriptor, PathBuf)>> = const { OnceCell::new() };
+    }
+
+    /// `f` on the preopen whose name is the longest prefix of `path` (how
+    /// wasi-libc resolves paths too) and the rest of `path` below it.
+    fn beneath<R>(path: &Path, f: impl FnOnce(&Descriptor, &str) -> Option<R>) -> Option<R> {
+        PREOPENS.with(|preopens| {
+            let preopens = preopens.get_or_init(|| {
+                wasi::filesystem::preopens::get_directories()
+                    .into_iter()
+                    .map(|(descriptor, name)| (descriptor, PathBuf::from(name)))
+                    .collect()
+            });
+            let wanted: Vec<Component<'_>> = path.components().collect();
+            let (preopen, prefix) = preopens
+                .iter()
+                .filter_map(|(descriptor, name)| {
+                    let prefix = name.components().count();
+                    name.components()
+                        .eq(wanted.iter().copied().take(prefix))
+                        .then_some((descriptor, prefix))
+                })
+                .max_by_key(|(_, prefix)| *prefix)?;
+            let rest: PathBuf = wanted[prefix..].iter().collect();
+            f(preopen, rest.to_str()?)
+        })
+    }
+
+    /// What `path` is, not following a final symbolic link. `None` when
+    /// the answer should come from `std` (which then also gives the exact
+    /// error): anything but success or "no such entry".
+    pub(super) fn lstat(path: &Path) -> Option<io::Result<Kind>> {
+        beneath(path, |dir, rest| {
+            if rest.is_empty() {
+                return None;
+            }
+            match dir.stat_at(PathFlags::empty(), rest) {
+                Ok(stat) => Some(Ok(match stat.type_ {
+                    DescriptorType::SymbolicLink => Kind::Symlink,
+                    DescriptorType::Directory => Kind::Directory,
+                    DescriptorType::RegularFile => Kind::File,
+                    _ => Kind::Other,
+                })),
+                Err(ErrorCode::NoEntry) => Some(Err(io::Error::from(io::ErrorKind::NotFound))),
+                Err(_) => None,
+            }
+        })
+    }
 
     /// `None` when `dir` cannot be listed this way (then `std` lists it).
     pub(super) fn temp_names(dir: &Path) -> Option<Vec<String>> {
-        let dir = open(dir)?;
-        let entries = dir.read_directory().ok()?;
-        let mut names = Vec::new();
-        while let Some(entry) = entries.read_directory_entry().ok()? {
-            if super::is_temp_name(&entry.name) {
-                names.push(entry.name);
+        beneath(dir, |preopen, rest| {
+            // Symbolic links are not followed: `dir` was resolved already.
+            let opened;
+            let dir = if rest.is_empty() {
+                preopen
+            } else {
+                opened = preopen
+                    .open_at(
+                        PathFlags::empty(),
+                        rest,
+                        OpenFlags::DIRECTORY,
+                        DescriptorFlags::READ,
+                    )
+                    .ok()?;
+                &opened
+            };
+            let entries = dir.read_directory().ok()?;
+            let mut names = Vec::new();
+            while let Some(entry) = entries.read_directory_entry().ok()? {
+                if super::is_temp_name(&entry.name) {
+                    names.push(entry.name);
+                }
             }
-        }
-        Some(names)
-    }
-
-    /// `dir` opened beneath the preopen whose name is its longest prefix
-    /// (how wasi-libc resolves paths too). Symbolic links are not followed:
-    /// `dir` was resolved already.
-    fn open(dir: &Path) -> Option<Descriptor> {
-        let wanted: Vec<Component<'_>> = dir.components().collect();
-        let (preopen, prefix) = wasi::filesystem::preopens::get_directories()
-            .into_iter()
-            .filter_map(|(descriptor, name)| {
-                let prefix = Path::new(&name).components().count();
-                Path::new(&name)
-                    .components()
-                    .eq(wanted.iter().copied().take(prefix))
-                    .then_some((descriptor, prefix))
-            })
-            .max_by_key(|(_, prefix)| *prefix)?;
-        let rest: PathBuf = wanted[prefix..].iter().collect();
-        if rest.as_os_str().is_empty() {
-            return Some(preopen);
-        }
-        preopen
-            .open_at(
-                PathFlags::empty(),
-                rest.to_str()?,
-                OpenFlags::DIRECTORY,
-                DescriptorFlags::READ,
-            )
-            .ok()
+            Some(names)
+        })
     }
 }
 
