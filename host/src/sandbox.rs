@@ -239,7 +239,12 @@ impl ModeSnapshot {
     /// which stays inside the root.
     pub(crate) fn take(root: &Root, path: &str) -> Option<ModeSnapshot> {
         let (dir, rel) = root.locate(path)?;
-        let meta = dir.metadata(&rel).ok()?;
+        // `symlink_metadata` first: on a name without a link (the common
+        // case) it is one `statx`, where `metadata` opens the file.
+        let meta = match dir.symlink_metadata(&rel).ok()? {
+            meta if meta.file_type().is_symlink() => dir.metadata(&rel).ok()?,
+            meta => meta,
+        };
         if !meta.is_file() {
             return None;
         }
