@@ -542,6 +542,18 @@ mod wasi_fs {
         })
     }
 
+    /// Sync `dir` if it is a preopen itself, through the descriptor the
+    /// host gave: `std` would open it again first (two more system calls
+    /// and a `statx`). Whether it was (then it is synced, or cannot be).
+    pub(super) fn sync_preopen(dir: &Path) -> bool {
+        beneath(dir, |preopen, rest| {
+            rest.is_empty().then(|| {
+                let _ = preopen.sync();
+            })
+        })
+        .is_some()
+    }
+
     /// `None` when `dir` cannot be listed this way (then `std` lists it).
     pub(super) fn temp_names(dir: &Path) -> Option<Vec<String>> {
         beneath(dir, |preopen, rest| {
@@ -608,6 +620,10 @@ fn create_temp(dir: &Path) -> io::Result<(PathBuf, File)> {
 /// and synced (WASI hosts differ); the file itself is already synced, so a
 /// refusal here is not an error.
 fn sync_dir(dir: &Path) {
+    #[cfg(target_os = "wasi")]
+    if wasi_fs::sync_preopen(dir) {
+        return;
+    }
     if let Ok(handle) = File::open(dir) {
         let _ = handle.sync_all();
     }
