@@ -95,8 +95,17 @@ struct Line<'a>(&'a str);
 
 impl PartialEq for Line<'_> {
     fn eq(&self, other: &Self) -> bool {
+        // The map compares keys whose hashes match; content built to
+        // collide makes that the bulk of the work, so it is counted.
+        COMPARED.with(|compared| compared.set(compared.get() + self.0.len()));
         same_bytes(self.0.as_bytes(), other.0.as_bytes())
     }
+}
+
+thread_local! {
+    /// Bytes of lines the map has compared since [`Clock::spend`] last
+    /// looked.
+    static COMPARED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 impl Eq for Line<'_> {}
@@ -208,9 +217,45 @@ enum NotNumbered {
     OutOfTime,
 }
 
-/// Lines numbered between two looks at the clock. Few enough that even a
-/// map whose every line collides cannot run far past the deadline.
-const NUMBERING_CHECK_INTERVAL: usize = 32;
+/// Bytes of lines hashed or compared between two looks at the clock. Few
+/// enough that even a map whose every line collides cannot run far past
+/// the deadline; many enough that the clock (a host call in the component)
+/// is read every thousand lines or so, not every few: reading it every 32
+/// lines was a tenth of a 1 MiB dry run through the component.
+const NUMBERING_CHECK_BYTES: usize = 64 << 10;
+
+/// The deadline, looked at once [`NUMBERING_CHECK_BYTES`] have been spent.
+struct Clock {
+    deadline: Option<Instant>,
+    spent: usize,
+}
+
+impl Clock {
+    fn new(deadline: Option<Instant>) -> Clock {
+        COMPARED.with(|compared| compared.set(0));
+        // Spent already, so that the first line looks at the clock.
+        Clock {
+            deadline,
+            spent: NUMBERING_CHECK_BYTES,
+        }
+    }
+
+    /// Count `bytes` (a line about to be hashed or compared) and the bytes
+    /// the map compared since the last call; look at the clock when due.
+    fn spend(&mut self, bytes: usize) -> Result<(), NotNumbered> {
+        let compared = COMPARED.with(std::cell::Cell::take);
+        self.spent = self.spent.saturating_add(bytes).saturating_add(compared);
+        if self.spent < NUMBERING_CHECK_BYTES {
+            return Ok(());
+        }
+        self.spent = 0;
+        if deadline_exceeded(self.deadline) {
+            Err(NotNumbered::OutOfTime)
+        } else {
+            Ok(())
+        }
+    }
+}
 
 impl Numbered {
     fn new(old: &[&str], new: &[&str], deadline: Option<Instant>) -> Result<Numbered, NotNumbered> {
@@ -222,20 +267,14 @@ impl Numbered {
                 distinct: usize::from(!old.is_empty()),
             });
         }
-        let on_time = |at: usize| {
-            if at.is_multiple_of(NUMBERING_CHECK_INTERVAL) && deadline_exceeded(deadline) {
-                Err(NotNumbered::OutOfTime)
-            } else {
-                Ok(())
-            }
-        };
+        let mut clock = Clock::new(deadline);
         let mut numbers: HashMap<Line<'_>, u32, _> =
             HashMap::with_capacity_and_hasher(old.len(), random_state());
         let mut old_ids = Vec::with_capacity(old.len());
         // Where each number first occurs among the old lines.
         let mut first_at: Vec<usize> = Vec::new();
         for (at, line) in old.iter().enumerate() {
-            on_time(at)?;
+            clock.spend(line.len())?;
             let next = u32::try_from(numbers.len())
                 .ok()
                 .filter(|&n| n != UNMATCHED)
@@ -253,7 +292,7 @@ impl Numbered {
         let mut new_ids = Vec::with_capacity(new.len());
         let mut offset: Option<isize> = Some(0);
         for (at, line) in new.iter().enumerate() {
-            on_time(at)?;
+            clock.spend(line.len())?;
             let diagonal = offset
                 .and_then(|offset| at.checked_add_signed(offset))
                 .filter(|&i| {
@@ -289,8 +328,8 @@ impl Numbered {
 ///
 /// foldhash is faster than SipHash on lines and claims only minimal
 /// resistance to hash flooding. That is enough here because the numbering
-/// runs under the diff's deadline, checked every
-/// [`NUMBERING_CHECK_INTERVAL`] lines: content built to collide can make
+/// runs under the diff's deadline, checked every [`NUMBERING_CHECK_BYTES`]
+/// of lines hashed or compared: content built to collide can make
 /// the diff coarse, as content built to be hard for Myers can, but cannot
 /// keep it past the deadline.
 fn random_state() -> foldhash::fast::SeedableRandomState {
@@ -757,6 +796,19 @@ mod tests {
         assert_eq!(numbered.old, [0, 1]);
         assert_eq!(numbered.new, [NewId(UNMATCHED), NewId(0), NewId(UNMATCHED)]);
         assert_eq!(numbered.distinct, 2);
+    }
+
+    #[test]
+    fn bytes_the_map_compares_count_toward_the_next_look_at_the_clock() {
+        let mut clock = Clock::new(None);
+        clock.spend(1).expect("no deadline");
+        assert_eq!(clock.spent, 0, "the first line looks at the clock");
+        clock.spend(100).expect("no deadline");
+        assert_eq!(clock.spent, 100);
+        let long = "x".repeat(NUMBERING_CHECK_BYTES);
+        assert!(Line(&long) == Line(&long));
+        clock.spend(1).expect("no deadline");
+        assert_eq!(clock.spent, 0, "the comparison made the clock due");
     }
 
     #[test]
