@@ -221,7 +221,7 @@ enum NotNumbered {
 /// enough that even a map whose every line collides cannot run far past
 /// the deadline; many enough that the clock (a host call in the component)
 /// is read every thousand lines or so, not every few: reading it every 32
-/// lines was a tenth of a 1 MiB dry run through the component.
+/// lines was 6–10% of a 1 MiB dry run through the component.
 const NUMBERING_CHECK_BYTES: usize = 64 << 10;
 
 /// The deadline, looked at once [`NUMBERING_CHECK_BYTES`] have been spent.
