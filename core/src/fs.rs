@@ -348,7 +348,7 @@ pub fn create_parents(root: &Path, resolved: &Resolved) -> io::Result<Vec<PathBu
 }
 
 fn is_real_dir(path: &Path) -> bool {
-    fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+    lstat(path).is_ok_and(|kind| kind == Kind::Directory)
 }
 
 /// Remove directories created for a write that then failed (innermost
