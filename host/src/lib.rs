@@ -530,7 +530,9 @@ fn replaced_path(envelope: &Envelope) -> Option<&str> {
         .flatten()
 }
 
-/// Same as [`replaced_path`], reading envelope JSON.
+/// An existing file was replaced by a new one (which lost its mode): the
+/// write was applied, to an existing file, and wrote bytes (identical
+/// content writes none and keeps the old file).
 fn was_replaced(applied: bool, update: bool, bytes_written: Option<u64>) -> bool {
     applied && update && bytes_written.unwrap_or(0) > 0
 }
