@@ -32,9 +32,8 @@
 //! inputs large enough to be reduced; an upgrade of `similar` that changed
 //! any of this would fail them.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -87,33 +86,6 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let ((a_words, a_rest), (b_words, b_rest)) = (a.as_chunks::<8>(), b.as_chunks::<8>());
     a_words.iter().zip(b_words).all(|(x, y)| x == y)
         && a_rest.iter().zip(b_rest).all(|(x, y)| x == y)
-}
-
-/// A line as a map key, compared with [`same_bytes`].
-#[derive(Debug, Clone, Copy)]
-struct Line<'a>(&'a str);
-
-impl PartialEq for Line<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        // The map compares keys whose hashes match; content built to
-        // collide makes that the bulk of the work, so it is counted.
-        COMPARED.with(|compared| compared.set(compared.get() + self.0.len()));
-        same_bytes(self.0.as_bytes(), other.0.as_bytes())
-    }
-}
-
-thread_local! {
-    /// Bytes of lines the map has compared since [`Clock::spend`] last
-    /// looked.
-    static COMPARED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-impl Eq for Line<'_> {}
-
-impl Hash for Line<'_> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.hash(state);
-    }
 }
 
 /// The number of a new line: the number of the equal old line, or
@@ -232,7 +204,6 @@ struct Clock {
 
 impl Clock {
     fn new(deadline: Option<Instant>) -> Clock {
-        COMPARED.with(|compared| compared.set(0));
         // Spent already, so that the first line looks at the clock.
         Clock {
             deadline,
@@ -240,11 +211,10 @@ impl Clock {
         }
     }
 
-    /// Count `bytes` (a line about to be hashed or compared) and the bytes
-    /// the map compared since the last call; look at the clock when due.
+    /// Count `bytes` (lines hashed or compared); look at the clock when
+    /// due.
     fn spend(&mut self, bytes: usize) -> Result<(), NotNumbered> {
-        let compared = COMPARED.with(std::cell::Cell::take);
-        self.spent = self.spent.saturating_add(bytes).saturating_add(compared);
+        self.spent = self.spent.saturating_add(bytes);
         if self.spent < NUMBERING_CHECK_BYTES {
             return Ok(());
         }
@@ -255,6 +225,96 @@ impl Clock {
             Ok(())
         }
     }
+}
+
+/// The old lines' numbers: a table of numbers, each standing for the
+/// first old line that has it, which the lines are hashed and compared
+/// through. Four bytes a line rather than a map's key, value and padding:
+/// in the component, probing a `HashMap<&str, u32>` was the largest single
+/// cost of a 1 MiB diff.
+struct OldNumbers<'a> {
+    old: &'a [&'a str],
+    table: hashbrown::HashTable<u32>,
+    /// Where each number first occurs among the old lines.
+    first_at: Vec<usize>,
+    hasher: foldhash::fast::SeedableRandomState,
+    /// Bytes of lines compared on matching hashes since the clock last
+    /// took them. Content built to collide makes that the bulk of the
+    /// work, so it is counted.
+    compared: usize,
+}
+
+impl<'a> OldNumbers<'a> {
+    fn new(old: &'a [&'a str]) -> OldNumbers<'a> {
+        OldNumbers {
+            old,
+            table: hashbrown::HashTable::with_capacity(old.len()),
+            first_at: Vec::new(),
+            hasher: random_state(),
+            compared: 0,
+        }
+    }
+
+    /// How many numbers are given.
+    fn len(&self) -> usize {
+        self.first_at.len()
+    }
+
+    /// The number of old line `at`: a new one unless an earlier line is
+    /// the same.
+    fn number(&mut self, at: usize) -> Result<u32, NotNumbered> {
+        let next = u32::try_from(self.len())
+            .ok()
+            .filter(|&n| n != UNMATCHED)
+            .ok_or(NotNumbered::TooMany)?;
+        let OldNumbers {
+            old,
+            table,
+            first_at,
+            hasher,
+            compared,
+        } = self;
+        let line = old[at];
+        let hash = hash_line(hasher, line);
+        let firsts: &[usize] = first_at;
+        let entry = table.entry(
+            hash,
+            |&id| same_line(old[firsts[id as usize]], line, compared),
+            |&id| hash_line(hasher, old[firsts[id as usize]]),
+        );
+        Ok(match entry {
+            hashbrown::hash_table::Entry::Occupied(found) => *found.get(),
+            hashbrown::hash_table::Entry::Vacant(vacant) => {
+                vacant.insert(next);
+                first_at.push(at);
+                next
+            }
+        })
+    }
+
+    /// The number of the old line equal to `line`, if there is one.
+    fn find(&mut self, line: &str) -> Option<u32> {
+        let hash = hash_line(&self.hasher, line);
+        let (old, firsts, compared) = (self.old, &self.first_at, &mut self.compared);
+        self.table
+            .find(hash, |&id| {
+                same_line(old[firsts[id as usize]], line, compared)
+            })
+            .copied()
+    }
+}
+
+/// A line's hash: its bytes alone (lines with equal hashes are compared).
+fn hash_line(hasher: &impl BuildHasher, line: &str) -> u64 {
+    let mut state = hasher.build_hasher();
+    state.write(line.as_bytes());
+    state.finish()
+}
+
+/// Whether `a` and `b` are the same line, counting the bytes compared.
+fn same_line(a: &str, b: &str, compared: &mut usize) -> bool {
+    *compared = compared.saturating_add(a.len());
+    same_bytes(a.as_bytes(), b.as_bytes())
 }
 
 impl Numbered {
@@ -268,22 +328,14 @@ impl Numbered {
             });
         }
         let mut clock = Clock::new(deadline);
-        let mut numbers: HashMap<Line<'_>, u32, _> =
-            HashMap::with_capacity_and_hasher(old.len(), random_state());
+        let mut numbers = OldNumbers::new(old);
         let mut old_ids = Vec::with_capacity(old.len());
-        // Where each number first occurs among the old lines.
-        let mut first_at: Vec<usize> = Vec::new();
         for (at, line) in old.iter().enumerate() {
-            clock.spend(line.len())?;
-            let next = u32::try_from(numbers.len())
-                .ok()
-                .filter(|&n| n != UNMATCHED)
-                .ok_or(NotNumbered::TooMany)?;
-            let id = *numbers.entry(Line(line)).or_insert_with(|| {
-                first_at.push(at);
-                next
-            });
-            old_ids.push(id);
+            clock.spend(
+                line.len()
+                    .saturating_add(std::mem::take(&mut numbers.compared)),
+            )?;
+            old_ids.push(numbers.number(at)?);
         }
         // Most new lines equal the old line on the diagonal of the line
         // before them (the same offset between the two sides): a comparison
@@ -292,7 +344,10 @@ impl Numbered {
         let mut new_ids = Vec::with_capacity(new.len());
         let mut offset: Option<isize> = Some(0);
         for (at, line) in new.iter().enumerate() {
-            clock.spend(line.len())?;
+            clock.spend(
+                line.len()
+                    .saturating_add(std::mem::take(&mut numbers.compared)),
+            )?;
             let diagonal = offset
                 .and_then(|offset| at.checked_add_signed(offset))
                 .filter(|&i| {
@@ -301,9 +356,9 @@ impl Numbered {
                 });
             let id = match diagonal {
                 Some(i) => old_ids[i],
-                None => match numbers.get(&Line(line)) {
-                    Some(&id) => {
-                        offset = isize::try_from(first_at[id as usize])
+                None => match numbers.find(line) {
+                    Some(id) => {
+                        offset = isize::try_from(numbers.first_at[id as usize])
                             .ok()
                             .zip(isize::try_from(at).ok())
                             .map(|(first, at)| first - at);
@@ -333,7 +388,6 @@ impl Numbered {
 /// the diff coarse, as content built to be hard for Myers can, but cannot
 /// keep it past the deadline.
 fn random_state() -> foldhash::fast::SeedableRandomState {
-    use std::hash::BuildHasher;
     static SHARED: OnceLock<foldhash::SharedSeed> = OnceLock::new();
     let keys = std::collections::hash_map::RandomState::new();
     let shared = SHARED.get_or_init(|| foldhash::SharedSeed::from_u64(keys.hash_one(0u8)));
@@ -806,9 +860,17 @@ mod tests {
         clock.spend(100).expect("no deadline");
         assert_eq!(clock.spent, 100);
         let long = "x".repeat(NUMBERING_CHECK_BYTES);
-        assert!(Line(&long) == Line(&long));
-        clock.spend(1).expect("no deadline");
-        assert_eq!(clock.spent, 0, "the comparison made the clock due");
+        let old = [long.as_str(), long.as_str()];
+        let mut numbers = OldNumbers::new(&old);
+        assert_eq!(numbers.number(0), Ok(0));
+        assert_eq!(numbers.compared, 0, "nothing to compare with yet");
+        assert_eq!(numbers.number(1), Ok(0));
+        assert_eq!(numbers.find(&long), Some(0));
+        assert_eq!(numbers.compared, 2 * NUMBERING_CHECK_BYTES);
+        clock
+            .spend(1 + std::mem::take(&mut numbers.compared))
+            .expect("no deadline");
+        assert_eq!(clock.spent, 0, "the comparisons made the clock due");
     }
 
     #[test]
