@@ -114,13 +114,14 @@ fn build_guest(out_dir: &Path) -> Result<PathBuf, String> {
     for dep in dependencies(&dep_info)? {
         println!("cargo:rerun-if-changed={}", dep.display());
     }
-    // Manifests decide features, profiles and versions; the `.d` file does
-    // not list them.
+    // Manifests decide features, profiles and versions, and the guest's
+    // build script its link settings; the `.d` file does not list them.
     for manifest in [
         "Cargo.toml",
         "Cargo.lock",
         "core/Cargo.toml",
         "guest/Cargo.toml",
+        "guest/build.rs",
     ] {
         println!(
             "cargo:rerun-if-changed={}",
