@@ -176,8 +176,12 @@ where
 struct Numbered {
     old: Vec<u32>,
     new: Vec<NewId>,
-    /// How many numbers the old lines use (they are `0..distinct`).
-    distinct: usize,
+    /// How often each number occurs among the old lines (the numbers are
+    /// `0..old_counts.len()`).
+    old_counts: Vec<usize>,
+    /// How often each number occurs among the new lines. New lines that
+    /// are no old line are not counted: `similar` gives them no number.
+    new_counts: Vec<usize>,
 }
 
 /// Why the lines were not numbered.
@@ -255,15 +259,15 @@ impl<'a> OldNumbers<'a> {
         }
     }
 
-    /// How many numbers are given.
-    fn len(&self) -> usize {
-        self.first_at.len()
+    /// The bytes compared since the last call.
+    fn take_compared(&mut self) -> usize {
+        std::mem::take(&mut self.compared)
     }
 
     /// The number of old line `at`: a new one unless an earlier line is
     /// the same.
     fn number(&mut self, at: usize) -> Result<u32, NotNumbered> {
-        let next = u32::try_from(self.len())
+        let next = u32::try_from(self.first_at.len())
             .ok()
             .filter(|&n| n != UNMATCHED)
             .ok_or(NotNumbered::TooMany)?;
@@ -324,19 +328,30 @@ impl Numbered {
             return Ok(Numbered {
                 old: vec![0; old.len()],
                 new: vec![NewId(UNMATCHED); new.len()],
-                distinct: usize::from(!old.is_empty()),
+                old_counts: if old.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![old.len()]
+                },
+                new_counts: vec![0; usize::from(!old.is_empty())],
             });
         }
         let mut clock = Clock::new(deadline);
         let mut numbers = OldNumbers::new(old);
         let mut old_ids = Vec::with_capacity(old.len());
+        // Counted here rather than in passes of their own: `reduce` needs
+        // them, and it was a tenth of a 1 MiB diff in the component.
+        let mut old_counts: Vec<usize> = Vec::new();
         for (at, line) in old.iter().enumerate() {
-            clock.spend(
-                line.len()
-                    .saturating_add(std::mem::take(&mut numbers.compared)),
-            )?;
-            old_ids.push(numbers.number(at)?);
+            clock.spend(line.len().saturating_add(numbers.take_compared()))?;
+            let id = numbers.number(at)?;
+            match old_counts.get_mut(id as usize) {
+                Some(count) => *count += 1,
+                None => old_counts.push(1),
+            }
+            old_ids.push(id);
         }
+        let mut new_counts = vec![0usize; old_counts.len()];
         // Most new lines equal the old line on the diagonal of the line
         // before them (the same offset between the two sides): a comparison
         // finds their number without hashing them. Another line is looked
@@ -344,10 +359,7 @@ impl Numbered {
         let mut new_ids = Vec::with_capacity(new.len());
         let mut offset: Option<isize> = Some(0);
         for (at, line) in new.iter().enumerate() {
-            clock.spend(
-                line.len()
-                    .saturating_add(std::mem::take(&mut numbers.compared)),
-            )?;
+            clock.spend(line.len().saturating_add(numbers.take_compared()))?;
             let diagonal = offset
                 .and_then(|offset| at.checked_add_signed(offset))
                 .filter(|&i| {
@@ -367,12 +379,16 @@ impl Numbered {
                     None => UNMATCHED,
                 },
             };
+            if let Some(count) = new_counts.get_mut(id as usize) {
+                *count += 1;
+            }
             new_ids.push(NewId(id));
         }
         Ok(Numbered {
-            distinct: numbers.len(),
             old: old_ids,
             new: new_ids,
+            old_counts,
+            new_counts,
         })
     }
 }
@@ -430,26 +446,8 @@ fn reduce(numbered: &Numbered, deadline: Option<Instant>) -> Option<Reduced> {
     if !should_scan(old, new, deadline) {
         return None;
     }
-    // How often each number occurs on each side. New lines that are no
-    // old line are never counted: `similar` gives them no number at all.
-    let mut old_counts = vec![0usize; numbered.distinct];
-    let mut new_counts = vec![0usize; numbered.distinct];
-    for (offset, &id) in old.iter().enumerate() {
-        if offset.is_multiple_of(DEADLINE_CHECK_INTERVAL) && deadline_exceeded(deadline) {
-            return None;
-        }
-        old_counts[id as usize] = old_counts[id as usize].saturating_add(1);
-    }
-    for (offset, &NewId(id)) in new.iter().enumerate() {
-        if offset.is_multiple_of(DEADLINE_CHECK_INTERVAL) && deadline_exceeded(deadline) {
-            return None;
-        }
-        if id != UNMATCHED {
-            new_counts[id as usize] = new_counts[id as usize].saturating_add(1);
-        }
-    }
-    let old_actions = actions(old.iter().copied(), old.len(), &new_counts);
-    let new_actions = actions(new.iter().map(|id| id.0), new.len(), &old_counts);
+    let old_actions = actions(old.iter().copied(), old.len(), &numbered.new_counts);
+    let new_actions = actions(new.iter().map(|id| id.0), new.len(), &numbered.old_counts);
     let (old_values, old_indices) = kept(old, &old_actions, deadline)?;
     let (new_values, new_indices) = kept(new, &new_actions, deadline)?;
     if old_indices.len() == old.len() && new_indices.len() == new.len() {
@@ -505,7 +503,10 @@ fn kept<T: Copy>(
     actions: &[Action],
     deadline: Option<Instant>,
 ) -> Option<(Vec<T>, Vec<usize>)> {
-    let (mut kept, mut indices) = (Vec::new(), Vec::new());
+    let (mut kept, mut indices) = (
+        Vec::with_capacity(values.len()),
+        Vec::with_capacity(values.len()),
+    );
     for (offset, &value) in values.iter().enumerate() {
         if offset.is_multiple_of(DEADLINE_CHECK_INTERVAL) && deadline_exceeded(deadline) {
             return None;
@@ -849,7 +850,8 @@ mod tests {
             Numbered::new(&["a\n", "b\n"], &["c\n", "a\n", "d\n"], None).expect("numbered");
         assert_eq!(numbered.old, [0, 1]);
         assert_eq!(numbered.new, [NewId(UNMATCHED), NewId(0), NewId(UNMATCHED)]);
-        assert_eq!(numbered.distinct, 2);
+        assert_eq!(numbered.old_counts, [1, 1]);
+        assert_eq!(numbered.new_counts, [1, 0]);
     }
 
     #[test]
