@@ -87,6 +87,11 @@ pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/write_too
 /// How often the epoch advances; the time bound is counted in these ticks.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
 
+/// The smallest [`Options::memory_limit_bytes`]: the component's linear
+/// memory starts at 8 MiB (`guest/build.rs`), so that calls of a few MiB
+/// never grow it. Below that it cannot be instantiated.
+pub const MIN_MEMORY_LIMIT_BYTES: usize = 8 << 20;
+
 /// Limits and switches for every call a [`WriteTool`] runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -96,7 +101,8 @@ pub struct Options {
     /// Accept empty content (default false: `INVALID_PARAM`).
     pub allow_empty: bool,
     /// Cap on the guest's linear memory, in bytes (default 1 GiB). It must
-    /// hold the arguments, the old file, the new content and the diff.
+    /// hold the arguments, the old file, the new content and the diff, and
+    /// be at least [`MIN_MEMORY_LIMIT_BYTES`].
     pub memory_limit_bytes: usize,
     /// Wall-time bound on one call (default 30 s).
     pub timeout: Duration,
@@ -178,7 +184,17 @@ impl WriteTool {
     /// example a `.wasm` built separately.
     pub fn from_component_bytes(bytes: &[u8], options: Options) -> wasmtime::Result<WriteTool> {
         let engine = engine(&options)?;
-        let component = options.cache.component(&engine, bytes)?;
+        let component = options.cache.component(&engine, bytes).map_err(|err| {
+            if options.memory_limit_bytes < MIN_MEMORY_LIMIT_BYTES {
+                err.context(format!(
+                    "the memory limit of {} bytes is below the component's initial memory \
+                     (at least {MIN_MEMORY_LIMIT_BYTES} bytes)",
+                    options.memory_limit_bytes
+                ))
+            } else {
+                err
+            }
+        })?;
         let mut linker = Linker::<HostState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         let pre = WriteToolPre::new(linker.instantiate_pre(&component)?)?;

@@ -60,9 +60,11 @@ struct Cli {
     #[arg(long, global = true, value_name = "MS", default_value_t = 30_000)]
     timeout_ms: u64,
 
-    /// Cap on the component's memory, in MiB.
-    #[arg(long, global = true, value_name = "MIB", default_value_t = 1024)]
-    memory_limit_mib: usize,
+    /// Cap on the component's memory, in MiB (at least 8: the component's
+    /// memory starts at 8 MiB).
+    #[arg(long, global = true, value_name = "MIB", default_value_t = 1024,
+          value_parser = clap::value_parser!(u64).range(8..))]
+    memory_limit_mib: u64,
 
     /// Protect paths matching this glob (repeatable): a pattern without '/'
     /// matches any name in the path ('*.pem'), one with '/' matches the path
@@ -172,7 +174,8 @@ fn run(cli: Cli) -> Result<u8, String> {
     let options = Options {
         max_content_bytes: cli.max_content_bytes,
         allow_empty: cli.allow_empty,
-        memory_limit_bytes: cli.memory_limit_mib.saturating_mul(1024 * 1024),
+        memory_limit_bytes: usize::try_from(cli.memory_limit_mib.saturating_mul(1024 * 1024))
+            .unwrap_or(usize::MAX),
         timeout: Duration::from_millis(cli.timeout_ms),
         default_protect: !cli.no_default_protect,
         protect: cli.protect.clone(),

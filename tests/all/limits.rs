@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use write_tool::{Options, WriteTool};
+use write_tool::{MIN_MEMORY_LIMIT_BYTES, Options, WriteTool};
 
 use crate::support::{Project, decode, options, plant_temps, tool};
 
@@ -78,6 +78,27 @@ fn empty_content_needs_the_host_option() {
     env.assert_status("success");
     assert_eq!(env.text, "Created 'e.txt' (0 lines, 0 bytes).");
     assert_eq!(p.read("e.txt"), b"");
+}
+
+#[test]
+fn a_memory_cap_below_the_components_initial_memory_is_refused_with_a_reason() {
+    let err = WriteTool::new(Options {
+        memory_limit_bytes: MIN_MEMORY_LIMIT_BYTES - (64 << 10),
+        ..options()
+    })
+    .expect_err("a component whose memory starts above the cap cannot run");
+    assert!(
+        format!("{err:#}").contains("below the component's initial memory"),
+        "{err:#}"
+    );
+    // The smallest cap runs calls: the constant is the component's size.
+    let p = Project::new();
+    let smallest = tool_with(Options {
+        memory_limit_bytes: MIN_MEMORY_LIMIT_BYTES,
+        ..options()
+    });
+    call(&smallest, &p, json!({"path": "f.txt", "content": "x\n"})).assert_status("success");
+    assert_eq!(p.read_string("f.txt"), "x\n");
 }
 
 #[test]
