@@ -16,6 +16,12 @@
 //! - **Never in the way**: a cache that cannot be read or written (read-only
 //!   disk, full disk, file-size limit) costs at most the compile it would
 //!   have saved; it never fails a call.
+//! - **Bounded**: each new component or engine (an upgrade, a rebuild)
+//!   stores a new artifact of a few MiB. After storing one, the cache keeps
+//!   the [`CompileCache::KEEP`] most recently stored artifacts and removes older ones, and
+//!   temp files that a killed writer left more than an hour ago. An artifact
+//!   still in use that was removed costs one compile, then is the newest.
+//!   This runs only after a compile, never on a start that loads.
 //!
 //! Where it lives: `$WRITE_TOOL_CACHE_DIR` if set, else
 //! `$XDG_CACHE_HOME/write-tool`, else `~/.cache/write-tool`.
@@ -27,6 +33,7 @@ use std::fs;
 use std::hash::{Hash, Hasher};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use wasmtime::Engine;
 use wasmtime::component::Component;
@@ -35,6 +42,8 @@ use wasmtime::component::Component;
 const MAGIC: &[u8; 8] = b"WTCACHE2";
 /// Magic, then the artifact's checksum (CRC-32, as a little-endian u64).
 const HEADER_LEN: usize = 16;
+/// A temp file older than this belongs to a writer that died.
+const STALE_TEMP: Duration = Duration::from_secs(60 * 60);
 
 /// Where compiled artifacts are kept, if anywhere.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +55,10 @@ pub enum CompileCache {
 }
 
 impl CompileCache {
+    /// How many artifacts a cache directory keeps: room for several
+    /// versions of the tool side by side, a few tens of MiB at most.
+    pub const KEEP: usize = 8;
+
     /// The cache the environment asks for: off when `WRITE_TOOL_CACHE=off`,
     /// else `$WRITE_TOOL_CACHE_DIR`, `$XDG_CACHE_HOME/write-tool` or
     /// `~/.cache/write-tool`; off when none of those is set.
@@ -80,8 +93,10 @@ impl CompileCache {
             return Ok(component);
         }
         let component = Component::new(engine, wasm)?;
-        if let Ok(artifact) = component.serialize() {
-            let _ = store(dir, &path, &artifact);
+        if let Ok(artifact) = component.serialize()
+            && store(dir, &path, &artifact).is_ok()
+        {
+            prune(dir, &path);
         }
         Ok(component)
     }
@@ -104,6 +119,68 @@ fn integrity(bytes: &[u8]) -> u64 {
 }
 
 /// `<component hash>-<engine hash>.cwasm`.
+const NAME_LEN: usize = 16 + 1 + 16 + ".cwasm".len();
+
+/// Whether `name` is an artifact's, as [`file_name`] makes them.
+fn is_artifact_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    bytes.len() == NAME_LEN
+        && name.ends_with(".cwasm")
+        && bytes[16] == b'-'
+        && bytes[..16]
+            .iter()
+            .chain(&bytes[17..33])
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Whether `name` is a temp file of [`store`]: `.<artifact>.<pid>.<n>.tmp`.
+fn is_temp_name(name: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|rest| rest.get(..NAME_LEN).zip(rest.get(NAME_LEN..)))
+        .is_some_and(|(artifact, rest)| {
+            is_artifact_name(artifact) && rest.starts_with('.') && rest.ends_with(".tmp")
+        })
+}
+
+/// Remove all but the [`CompileCache::KEEP`] newest artifacts (`kept`,
+/// just stored, among them) and stale temp files. Other files are never
+/// touched, and any error leaves the file in place.
+fn prune(dir: &Path, kept: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    let mut artifacts = Vec::new();
+    for entry in entries.flatten() {
+        let (name, path) = (entry.file_name(), entry.path());
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        // Not following links: a link is never an artifact of ours.
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        if !meta.is_file() || path == kept {
+            continue;
+        }
+        let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+        if is_artifact_name(name) {
+            artifacts.push((modified, path));
+        } else if is_temp_name(name)
+            && now
+                .duration_since(modified)
+                .is_ok_and(|age| age > STALE_TEMP)
+        {
+            let _ = fs::remove_file(&path);
+        }
+    }
+    // Newest first; `kept` is the newest of all.
+    artifacts.sort_by_key(|&(modified, _)| std::cmp::Reverse(modified));
+    for (_, path) in artifacts.into_iter().skip(CompileCache::KEEP - 1) {
+        let _ = fs::remove_file(path);
+    }
+}
+
 fn file_name(engine: &Engine, wasm: &[u8]) -> String {
     let mut compat = DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut compat);
@@ -139,8 +216,8 @@ fn store(dir: &Path, path: &Path, artifact: &[u8]) -> io::Result<()> {
         return Err(io::Error::from(io::ErrorKind::FileTooLarge));
     }
     create_private_dir(dir)?;
-    let unique = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
+    let unique = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     let temp = dir.join(format!(
         ".{}.{}.{unique}.tmp",

@@ -152,3 +152,51 @@ fn the_cache_can_be_turned_off_by_flag_and_by_environment() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(artifacts(cache.path()), Vec::new());
 }
+
+#[test]
+fn storing_an_artifact_keeps_only_the_newest_and_removes_stale_temp_files() {
+    use std::time::{Duration, SystemTime};
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let keep = write_tool::CompileCache::KEEP;
+    let day = Duration::from_secs(24 * 60 * 60);
+    let aged = |name: &str, age: Duration| {
+        let path = cache.path().join(name);
+        fs::write(&path, b"WTCACHE2 an older artifact").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(SystemTime::now() - age)
+            .unwrap();
+    };
+    // Artifacts of other components or engines, the i-th i days old.
+    let older: Vec<String> = (1..=keep + 2)
+        .map(|i| format!("{i:016x}-{:016x}.cwasm", 0xabcu64))
+        .collect();
+    for (i, name) in older.iter().enumerate() {
+        aged(name, day * u32::try_from(i + 1).unwrap());
+    }
+    let temp_of = |pid: u32| format!(".{}.{pid}.7.tmp", older[0]);
+    aged(&temp_of(1), day);
+    aged(&temp_of(2), Duration::ZERO);
+    aged("notes.cwasm", day * 100);
+
+    write_with_cache(root.path(), Some(cache.path()), "one");
+    let names: Vec<String> = artifacts(cache.path())
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    let stored: Vec<&String> = names
+        .iter()
+        .filter(|n| n.ends_with(".cwasm") && !older.contains(n) && *n != "notes.cwasm")
+        .collect();
+    assert_eq!(stored.len(), 1, "the new artifact is kept: {names:?}");
+    let mut expected: Vec<String> = older[..keep - 1].to_vec();
+    expected.extend([stored[0].clone(), temp_of(2), "notes.cwasm".to_owned()]);
+    expected.sort();
+    assert_eq!(
+        names, expected,
+        "the {keep} newest artifacts, a temp file that may still be written, and a file not named as ours"
+    );
+}
