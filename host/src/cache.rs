@@ -17,11 +17,12 @@
 //!   disk, full disk, file-size limit) costs at most the compile it would
 //!   have saved; it never fails a call.
 //! - **Bounded**: each new component or engine (an upgrade, a rebuild)
-//!   stores a new artifact of a few MiB. After storing one, the cache keeps
-//!   the [`CompileCache::KEEP`] most recently stored artifacts and removes older ones, and
-//!   temp files that a killed writer left more than an hour ago. An artifact
-//!   still in use that was removed costs one compile, then is the newest.
-//!   This runs only after a compile, never on a start that loads.
+//!   stores a new artifact of a few MiB. After storing one, the cache
+//!   keeps the [`CompileCache::KEEP`] most recently stored artifacts and
+//!   removes older ones, and temp files that a killed writer left more than
+//!   an hour ago. An artifact still in use that was removed costs one
+//!   compile, then is the newest. This runs only after a compile, never on
+//!   a start that loads.
 //!
 //! Where it lives: `$WRITE_TOOL_CACHE_DIR` if set, else
 //! `$XDG_CACHE_HOME/write-tool`, else `~/.cache/write-tool`.
