@@ -106,8 +106,11 @@ pub struct Options {
     pub memory_limit_bytes: usize,
     /// Wall-time bound on one call (default 30 s).
     pub timeout: Duration,
-    /// Deadline on the diff algorithm (default 1 s); past it the diff is
-    /// coarser but still correct.
+    /// Most time the diff algorithm may take (default 1 s); past it the
+    /// diff is coarser but still correct. That is the bound for texts of
+    /// 64 MiB (old and new content together); smaller ones get a share in
+    /// proportion, at least 1/25 of it: 16 ms per MiB and at least 40 ms
+    /// with the default (`write_tool_core::diff::DiffLimits::time_for`).
     pub diff_timeout: Duration,
     /// Bytes of guest stderr kept per call (default 64 KiB).
     pub stderr_capacity: usize,

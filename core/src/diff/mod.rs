@@ -3,7 +3,10 @@
 //!
 //! The diff runs under a deadline: past it, `similar` stops refining and
 //! reports the rest as a replacement, so a pathological input yields a
-//! coarser but still correct diff instead of a hang.
+//! coarser but still correct diff instead of a hang. The time allowed grows
+//! with the text ([`DiffLimits::time_for`]): an ordinary diff of a MiB takes
+//! about a millisecond, so a pathological one is stopped after a few tens of
+//! milliseconds, not after the whole [`DiffLimits::timeout`].
 //!
 //! The line operations come from `diff/ops.rs`: exactly the ones `similar`'s
 //! `TextDiff::diff_lines` with Myers would give, computed with less work.
@@ -27,6 +30,12 @@ pub const MAX_PREVIEW_BYTES: usize = 10_240;
 /// Appended (on its own line, not counted) to a preview that was cut.
 pub const TRUNCATION_MARK: &str = "... (truncated)";
 
+/// Old and new text together from which the diff gets its whole timeout;
+/// smaller texts get a share in proportion (see [`DiffLimits::time_for`]).
+pub const FULL_TIMEOUT_BYTES: usize = 64 << 20;
+/// The least share of the timeout any text gets: 1/25 (40 ms of 1 s).
+pub const MIN_TIMEOUT_SHARE: u32 = 25;
+
 /// Bounds on the preview and on the time the diff may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DiffLimits {
@@ -34,7 +43,8 @@ pub struct DiffLimits {
     pub max_lines: usize,
     /// Most bytes in the preview.
     pub max_bytes: usize,
-    /// Deadline for the diff algorithm.
+    /// Most time the diff algorithm may take, on the largest texts; see
+    /// [`time_for`](Self::time_for).
     pub timeout: Duration,
 }
 
@@ -45,6 +55,33 @@ impl Default for DiffLimits {
             max_bytes: MAX_PREVIEW_BYTES,
             timeout: Duration::from_secs(1),
         }
+    }
+}
+
+impl DiffLimits {
+    /// How long the diff algorithm may take on `bytes` of old and new text
+    /// together: the share of [`timeout`](Self::timeout) that `bytes` is of
+    /// [`FULL_TIMEOUT_BYTES`], at least 1/[`MIN_TIMEOUT_SHARE`] of it, at
+    /// most all of it. With the default 1 s: 16 ms per MiB, at least 40 ms.
+    ///
+    /// An ordinary diff (a few scattered edits, or every line rewritten)
+    /// takes about a millisecond per MiB through the component, so this
+    /// leaves it ten times and more the time it needs, while content built
+    /// to be hard for the diff is cut short after the time of about ten
+    /// ordinary calls instead of running to the timeout. Past the deadline
+    /// the diff is coarser (whole regions replaced) and still correct, and
+    /// the counts are those of the diff given. One number, the timeout,
+    /// scales it all: a host that wants exact diffs at any cost raises it.
+    pub fn time_for(&self, bytes: usize) -> Duration {
+        let share = self
+            .timeout
+            .as_nanos()
+            .saturating_mul(bytes as u128)
+            .div_ceil(FULL_TIMEOUT_BYTES as u128);
+        let share = Duration::from_nanos(u64::try_from(share).unwrap_or(u64::MAX));
+        share
+            .max(self.timeout / MIN_TIMEOUT_SHARE)
+            .min(self.timeout)
     }
 }
 
@@ -64,7 +101,8 @@ pub struct DiffSummary {
 
 /// Diff `old` against `new` for the file at root-relative `path`.
 pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummary {
-    let deadline = std::time::Instant::now().checked_add(limits.timeout);
+    let allowed = limits.time_for(old.len().saturating_add(new.len()));
+    let deadline = std::time::Instant::now().checked_add(allowed);
     let old_lines = lines(old);
     let new_lines = lines(new);
     let ops = line_ops(&old_lines, &new_lines, deadline);
@@ -440,6 +478,41 @@ mod tests {
         assert!(kept.ends_with('\n'));
         assert!(kept.lines().skip(3).all(|l| l.len() == 300));
         assert_eq!(s.lines_added, 50);
+    }
+
+    #[test]
+    fn the_time_allowed_is_a_share_of_the_timeout_in_proportion_to_the_text() {
+        let limits = DiffLimits::default();
+        let mib = 1 << 20;
+        let ms = Duration::from_millis;
+        assert_eq!(limits.timeout, Duration::from_secs(1));
+        assert_eq!(limits.time_for(0), ms(40), "the least share");
+        assert_eq!(limits.time_for(2 * mib), ms(40), "31.25 ms is under it");
+        assert_eq!(
+            limits.time_for(10 * mib),
+            ms(156) + Duration::from_micros(250)
+        );
+        assert_eq!(limits.time_for(FULL_TIMEOUT_BYTES), Duration::from_secs(1));
+        assert_eq!(
+            limits.time_for(usize::MAX),
+            Duration::from_secs(1),
+            "capped"
+        );
+        let longer = DiffLimits {
+            timeout: Duration::from_secs(100),
+            ..limits
+        };
+        assert_eq!(
+            longer.time_for(10 * mib),
+            Duration::from_millis(15_625),
+            "scaled"
+        );
+        assert_eq!(longer.time_for(0), Duration::from_secs(4));
+        let zero = DiffLimits {
+            timeout: Duration::ZERO,
+            ..limits
+        };
+        assert_eq!(zero.time_for(mib), Duration::ZERO);
     }
 
     #[test]
