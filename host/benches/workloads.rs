@@ -1,4 +1,4 @@
-//! Workloads W1–W6, each run four ways, medians written to BENCHMARKS.md.
+//! Workloads W1–W7, each run four ways, medians written to BENCHMARKS.md.
 //!
 //! ```sh
 //! cargo bench -p write-tool --bench workloads
@@ -49,6 +49,15 @@ struct Workload {
 fn text(lines: usize, tag: &str) -> String {
     (0..lines)
         .map(|i| format!("{tag} line {i:>7}: the quick brown fox jumps over\n"))
+        .collect()
+}
+
+/// `lines` short lines drawn from a thousand values in a stride's order:
+/// two strides are a worst case for Myers (every line of one side occurs
+/// on the other, in another order), about 1 MiB at 270,000 lines.
+fn strided(lines: usize, stride: usize) -> String {
+    (0..lines)
+        .map(|i| format!("{}\n", i * stride % 1000))
         .collect()
 }
 
@@ -131,6 +140,13 @@ fn workloads() -> Vec<Workload> {
             iterations: 40,
             setup: vec![("w6.txt".into(), mib.clone())],
             request: alternate("w6.txt", mib_all, mib, false),
+        },
+        Workload {
+            name: "W7",
+            what: "pathological diff of 1 MiB (270k lines, Myers' worst case)",
+            iterations: 12,
+            setup: vec![("w7.txt".into(), strided(270_000, 7))],
+            request: alternate("w7.txt", strided(270_000, 11), strided(270_000, 7), false),
         },
     ]
 }
