@@ -109,7 +109,7 @@ pub struct Options {
     /// Most time the diff algorithm may take (default 1 s); past it the
     /// diff is coarser but still correct. That is the bound for texts of
     /// 64 MiB (old and new content together); smaller ones get a share in
-    /// proportion, at least 1/25 of it: 16 ms per MiB and at least 40 ms
+    /// proportion, at least 1/32 of it: 16 ms per MiB and at least 31 ms
     /// with the default (`write_tool_core::diff::DiffLimits::time_for`).
     pub diff_timeout: Duration,
     /// Bytes of guest stderr kept per call (default 64 KiB).

@@ -33,8 +33,8 @@ pub const TRUNCATION_MARK: &str = "... (truncated)";
 /// Old and new text together from which the diff gets its whole timeout;
 /// smaller texts get a share in proportion (see [`DiffLimits::time_for`]).
 pub const FULL_TIMEOUT_BYTES: usize = 64 << 20;
-/// The least share of the timeout any text gets: 1/25 (40 ms of 1 s).
-pub const MIN_TIMEOUT_SHARE: u32 = 25;
+/// The least share of the timeout any text gets: 1/32 (31.25 ms of 1 s).
+pub const MIN_TIMEOUT_SHARE: u32 = 32;
 
 /// Bounds on the preview and on the time the diff may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +62,7 @@ impl DiffLimits {
     /// How long the diff algorithm may take on `bytes` of old and new text
     /// together: the share of [`timeout`](Self::timeout) that `bytes` is of
     /// [`FULL_TIMEOUT_BYTES`], at least 1/[`MIN_TIMEOUT_SHARE`] of it, at
-    /// most all of it. With the default 1 s: 16 ms per MiB, at least 40 ms.
+    /// most all of it. With the default 1 s: 16 ms per MiB, at least 31 ms.
     ///
     /// An ordinary diff (a few scattered edits, or every line rewritten)
     /// takes about a millisecond per MiB through the component, so this
@@ -486,8 +486,13 @@ mod tests {
         let mib = 1 << 20;
         let ms = Duration::from_millis;
         assert_eq!(limits.timeout, Duration::from_secs(1));
-        assert_eq!(limits.time_for(0), ms(40), "the least share");
-        assert_eq!(limits.time_for(2 * mib), ms(40), "31.25 ms is under it");
+        let least = Duration::from_micros(31_250);
+        assert_eq!(limits.time_for(0), least, "the least share");
+        assert_eq!(limits.time_for(mib), least, "15.6 ms is under it");
+        assert_eq!(
+            limits.time_for(3 * mib),
+            ms(46) + Duration::from_micros(875)
+        );
         assert_eq!(
             limits.time_for(10 * mib),
             ms(156) + Duration::from_micros(250)
@@ -507,7 +512,7 @@ mod tests {
             Duration::from_millis(15_625),
             "scaled"
         );
-        assert_eq!(longer.time_for(0), Duration::from_secs(4));
+        assert_eq!(longer.time_for(0), Duration::from_micros(3_125_000));
         let zero = DiffLimits {
             timeout: Duration::ZERO,
             ..limits
