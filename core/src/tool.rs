@@ -61,7 +61,7 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Set the diff deadline from milliseconds.
+    /// Set the diff timeout from milliseconds (see [`DiffLimits::time_for`]).
     pub fn with_diff_timeout_ms(mut self, ms: u64) -> Self {
         self.diff.timeout = Duration::from_millis(ms);
         self
