@@ -60,6 +60,13 @@ struct Cli {
     #[arg(long, global = true, value_name = "MS", default_value_t = 30_000)]
     timeout_ms: u64,
 
+    /// Bound on the diff algorithm, in milliseconds, for the largest texts
+    /// (64 MiB of old and new content); smaller ones get a share in
+    /// proportion, at least 1/32 of it. Past it the diff is coarser but
+    /// still correct.
+    #[arg(long, global = true, value_name = "MS", default_value_t = 1_000)]
+    diff_timeout_ms: u64,
+
     /// Cap on the component's memory, in MiB (at least 8: the component's
     /// memory starts at 8 MiB).
     #[arg(long, global = true, value_name = "MIB", default_value_t = 1024,
@@ -177,6 +184,7 @@ fn run(cli: Cli) -> Result<u8, String> {
         memory_limit_bytes: usize::try_from(cli.memory_limit_mib.saturating_mul(1024 * 1024))
             .unwrap_or(usize::MAX),
         timeout: Duration::from_millis(cli.timeout_ms),
+        diff_timeout: Duration::from_millis(cli.diff_timeout_ms),
         default_protect: !cli.no_default_protect,
         protect: cli.protect.clone(),
         read_only: cli.read_only,

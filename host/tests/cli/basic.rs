@@ -351,6 +351,26 @@ fn limits_are_host_options() {
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(fs::read(dir.path().join("empty.txt")).unwrap(), b"");
+
+    // Two lines changed five apart: the exact diff counts 2 each way; with
+    // no time for the diff, the lines between them are replaced too.
+    let old: String = (0..10).map(|i| format!("line {i}\n")).collect();
+    let new = old
+        .replace("line 2\n", "two\n")
+        .replace("line 7\n", "seven\n");
+    let counts = |timeout: &[&str]| {
+        fs::write(dir.path().join("d.txt"), &old).unwrap();
+        let mut args = vec!["--root", &root];
+        args.extend(timeout);
+        args.extend(["write", "d.txt", "--content", &new]);
+        let out = run(&args, b"");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert_eq!(fs::read_to_string(dir.path().join("d.txt")).unwrap(), new);
+        let stats = &envelope(&out)["stats"];
+        (stats["lines_added"].clone(), stats["lines_removed"].clone())
+    };
+    assert_eq!(counts(&[]), (2.into(), 2.into()));
+    assert_eq!(counts(&["--diff-timeout-ms", "0"]), (6.into(), 6.into()));
 }
 
 /// An OS refusal is `PERMISSION_DENIED`. Root ignores directory modes, so
