@@ -119,7 +119,7 @@ fn integrity(bytes: &[u8]) -> u64 {
     u64::from(crc32fast::hash(bytes))
 }
 
-/// `<component hash>-<engine hash>.cwasm`.
+/// The length of an artifact's name (see [`file_name`]).
 const NAME_LEN: usize = 16 + 1 + 16 + ".cwasm".len();
 
 /// Whether `name` is an artifact's, as [`file_name`] makes them.
@@ -182,6 +182,7 @@ fn prune(dir: &Path, kept: &Path) {
     }
 }
 
+/// `<component hash>-<engine hash>.cwasm`.
 fn file_name(engine: &Engine, wasm: &[u8]) -> String {
     let mut compat = DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut compat);
