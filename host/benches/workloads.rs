@@ -98,6 +98,7 @@ fn workloads() -> Vec<Workload> {
     let big = text(200_000, "large");
     let big100 = every(&big, 2_000);
     let mib_all = text(20_000, "rewritten");
+    let (hard, hard_other) = (strided(270_000, 7), strided(270_000, 11));
     vec![
         Workload {
             name: "W1",
@@ -145,8 +146,8 @@ fn workloads() -> Vec<Workload> {
             name: "W7",
             what: "pathological diff of 1 MiB (270k lines, Myers' worst case)",
             iterations: 12,
-            setup: vec![("w7.txt".into(), strided(270_000, 7))],
-            request: alternate("w7.txt", strided(270_000, 11), strided(270_000, 7), false),
+            setup: vec![("w7.txt".into(), hard.clone())],
+            request: alternate("w7.txt", hard_other, hard, false),
         },
     ]
 }
