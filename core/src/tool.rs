@@ -164,9 +164,11 @@ fn execute(
     let original_size = existing.as_ref().map_or(0, |e| e.bytes.len() as u64);
     let old_bytes = existing.as_ref().map_or(&[][..], |e| &e.bytes[..]);
     let unchanged = existing.is_some() && diff::same_bytes(old_bytes, new);
-    // `from_utf8` checks a word at a time; `from_utf8_lossy` goes a byte at
-    // a time, which a megabyte in the component feels.
-    let old_text = match std::str::from_utf8(old_bytes) {
+    // simdutf8 checks 16 bytes at a time with WebAssembly SIMD in the
+    // component (std's `from_utf8` a 4-byte word at a time on wasm32, and
+    // `from_utf8_lossy` a byte at a time, which a megabyte there feels).
+    // Invalid text falls back to std's lossy decoding.
+    let old_text = match simdutf8::basic::from_utf8(old_bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(old_bytes),
     };

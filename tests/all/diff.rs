@@ -158,3 +158,42 @@ fn a_non_utf8_old_file_is_diffed_lossily_and_the_text_says_so() {
     assert_eq!(env.stats.original_size, Some(10));
     assert_eq!(p.read_string("latin1.txt"), "café\nsame\n");
 }
+
+/// Files long enough to be checked in blocks (the component checks UTF-8
+/// 16 bytes at a time): multi-byte characters straddle block boundaries
+/// at every offset in the valid file, and the invalid one has a single bad
+/// byte deep inside.
+#[test]
+fn utf8_is_checked_across_a_long_old_file() {
+    let p = Project::new();
+    // "é" is two bytes and "€" three; lines of 31 bytes shift the
+    // characters against the blocks line by line.
+    let line = format!("{}\n", "xé€".repeat(5));
+    let valid = line.repeat(1_000);
+    let new = format!("replaced\n{}", line.repeat(999));
+    p.write("valid.txt", valid.as_bytes());
+    let env = p.put("valid.txt", &new);
+    env.assert_status("success");
+    assert!(!env.text.contains("not valid UTF-8"), "{}", env.text);
+    assert!(
+        env.preview().contains(&format!("\n-{line}+replaced\n")),
+        "{}",
+        env.preview()
+    );
+    assert_eq!(env.stats.lines_removed, Some(1));
+
+    // Line 646 (0-based 645), its seventh byte: an "x".
+    let mut invalid = valid.into_bytes();
+    invalid[645 * 31 + 6] = 0xff;
+    p.write("invalid.txt", &invalid);
+    let env = p.put("invalid.txt", &new);
+    env.assert_status("success");
+    assert!(env.text.contains("not valid UTF-8"), "{}", env.text);
+    assert!(
+        env.preview().contains("\n-xé€\u{fffd}é€xé€xé€xé€\n"),
+        "{}",
+        env.preview()
+    );
+    assert_eq!(env.stats.lines_removed, Some(1));
+    assert_eq!(p.read_string("invalid.txt"), new);
+}
