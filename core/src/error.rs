@@ -7,44 +7,8 @@
 use std::fmt;
 use std::io;
 
-/// Stable error codes of the envelope's `error.code` field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ErrorCode {
-    /// A parameter is missing, of the wrong type or malformed.
-    InvalidParam,
-    /// The path leads outside the root, through an outward link, into a link
-    /// loop, or to a file that is not a regular file.
-    AccessDenied,
-    /// The operating system refused the operation.
-    PermissionDenied,
-    /// The target is a directory.
-    IsDirectory,
-    /// An optimistic-lock parameter did not match the file on disk.
-    Conflict,
-    /// Disk full, quota, I/O error or another failure while executing.
-    ExecutionError,
-}
-
-impl ErrorCode {
-    /// The code as it appears on the wire, e.g. `"INVALID_PARAM"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidParam => "INVALID_PARAM",
-            ErrorCode::AccessDenied => "ACCESS_DENIED",
-            ErrorCode::PermissionDenied => "PERMISSION_DENIED",
-            ErrorCode::IsDirectory => "IS_DIRECTORY",
-            ErrorCode::Conflict => "CONFLICT",
-            ErrorCode::ExecutionError => "EXECUTION_ERROR",
-        }
-    }
-}
-
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use write_tool_wire::Envelope;
+pub use write_tool_wire::ErrorCode;
 
 /// A failure of one tool call: a code and the message shown to the caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +28,22 @@ impl fmt::Display for ToolError {
 impl std::error::Error for ToolError {}
 
 impl ToolError {
+    /// The error envelope for this failure.
+    pub fn into_envelope(
+        self,
+        time_ms: u64,
+        params_input: serde_json::Value,
+        path_resolved: Option<String>,
+    ) -> Envelope {
+        Envelope::error(
+            self.code,
+            self.message,
+            time_ms,
+            params_input,
+            path_resolved,
+        )
+    }
+
     #[cold]
     fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         ToolError {

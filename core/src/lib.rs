@@ -26,7 +26,6 @@
 
 pub mod definition;
 pub mod diff;
-pub mod envelope;
 pub mod error;
 pub mod fs;
 pub mod params;
@@ -35,7 +34,8 @@ pub mod protect;
 pub mod roots;
 pub mod tool;
 
-pub use envelope::Envelope;
 pub use error::{ErrorCode, ToolError};
 pub use params::Request;
 pub use tool::{Config, call, write};
+pub use write_tool_wire as wire;
+pub use write_tool_wire::Envelope;

@@ -16,19 +16,11 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use write_tool_wire::echo;
+pub use write_tool_wire::request::ToolName;
+use write_tool_wire::request::is_tool_call;
+
 use crate::error::ToolError;
-
-/// Contents longer than this are echoed as `"[N bytes elided]"`.
-pub const ECHO_CONTENT_MAX: usize = 1024;
-
-/// The tool names a call may carry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolName {
-    /// `Write` (seed 002), the default.
-    Write,
-    /// `write_file` (seed 004): same tool, its own success text.
-    WriteFile,
-}
 
 /// One validated request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,11 +57,7 @@ impl Request {
 
     /// The `params_input` echo of typed arguments.
     pub fn echo(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("path".into(), Value::String(self.path.clone()));
-        map.insert("content".into(), echo_content(&self.content));
-        map.insert("dry_run".into(), Value::Bool(self.dry_run));
-        Value::Object(map)
+        echo::typed(&self.path, &self.content, self.dry_run)
     }
 }
 
@@ -87,19 +75,20 @@ pub fn parse_call(input: &str) -> (Value, Result<Request, ToolError>) {
         Err(e) => return (empty(), Err(e)),
     };
     let mut tool = ToolName::Write;
-    if object.contains_key("arguments") && !object.contains_key("path") {
+    if is_tool_call(&object) {
         tool = match object.get("name") {
-            Some(Value::String(name)) if name == "Write" => ToolName::Write,
-            Some(Value::String(name)) if name == "write_file" => ToolName::WriteFile,
-            Some(Value::String(name)) => {
-                return (
-                    empty(),
-                    Err(ToolError::invalid_param(format!(
-                        "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file').",
-                        truncate(name, 64)
-                    ))),
-                );
-            }
+            Some(Value::String(name)) => match ToolName::parse(name) {
+                Some(tool) => tool,
+                None => {
+                    return (
+                        empty(),
+                        Err(ToolError::invalid_param(format!(
+                            "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file').",
+                            truncate(name, 64)
+                        ))),
+                    );
+                }
+            },
             Some(_) => {
                 return (
                     empty(),
@@ -150,7 +139,7 @@ fn request_from(
     let content = match args.get_mut("content") {
         Some(Value::String(text)) => {
             let text = std::mem::take(text);
-            args.insert("content".into(), echo_content(&text));
+            args.insert("content".into(), echo::content(&text));
             Some(text)
         }
         _ => None,
@@ -211,15 +200,6 @@ fn fields(
         expected_size_bytes,
         expected_sha256,
     })
-}
-
-/// The echo of one `content` value.
-fn echo_content(content: &str) -> Value {
-    if content.len() > ECHO_CONTENT_MAX {
-        Value::String(format!("[{} bytes elided]", content.len()))
-    } else {
-        Value::String(content.to_owned())
-    }
 }
 
 fn empty() -> Value {
@@ -354,6 +334,7 @@ mod tests {
 
     #[test]
     fn long_content_is_elided_in_the_echo() {
+        use write_tool_wire::echo::ECHO_CONTENT_MAX;
         let content = "x".repeat(ECHO_CONTENT_MAX + 1);
         let (echo, req) =
             parse_call(&serde_json::json!({"path": "a", "content": content}).to_string());

@@ -10,6 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
+use write_tool_wire::roots::{self, absolute_names};
+
 use crate::error::ToolError;
 use crate::path::{self, RelPath};
 
@@ -99,25 +101,13 @@ impl AllowedRoots {
             });
         }
         path::check_characters(path)?;
-        let wanted = absolute_names(path).ok_or_else(|| ToolError::not_allowed(path))?;
-        let mut best: Option<(usize, Option<&'a AllowedRoot>)> = None;
-        let project_names = self.project.iter().map(|n| (n, None));
+        let project_names = self.project.iter().map(|n| (None, n.as_str()));
         let other_names = self
             .others
             .iter()
-            .flat_map(|root| root.names.iter().map(move |n| (n, Some(root))));
-        for (name, root) in project_names.chain(other_names) {
-            let Some(prefix) = absolute_names(name) else {
-                continue;
-            };
-            if wanted.starts_with(&prefix) && best.is_none_or(|(len, _)| prefix.len() > len) {
-                best = Some((prefix.len(), root));
-            }
-        }
-        let Some((len, root)) = best else {
-            return Err(ToolError::not_allowed(path));
-        };
-        let rest = wanted[len..].to_vec();
+            .flat_map(|root| root.names.iter().map(move |n| (Some(root), n.as_str())));
+        let (root, rest) = roots::locate(path, project_names.chain(other_names))
+            .ok_or_else(|| ToolError::not_allowed(path))?;
         if rest.is_empty() || path.ends_with('/') {
             return Err(ToolError::is_directory());
         }
@@ -135,24 +125,6 @@ impl AllowedRoots {
             },
         })
     }
-}
-
-/// The names of a POSIX absolute path after lexical normalisation (`.` and
-/// empty names dropped, `..` applied, `..` at `/` stays at `/`, as Go's
-/// `filepath.Clean` does). `None` for anything else, Windows forms included.
-fn absolute_names(path: &str) -> Option<Vec<&str>> {
-    let rest = path.strip_prefix('/')?;
-    let mut names = Vec::new();
-    for name in rest.split('/') {
-        match name {
-            "" | "." => {}
-            ".." => {
-                names.pop();
-            }
-            name => names.push(name),
-        }
-    }
-    Some(names)
 }
 
 #[cfg(test)]

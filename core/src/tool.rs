@@ -7,13 +7,15 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::diff::{self, DiffLimits, DiffSummary};
-use crate::envelope::{Context, Data, Envelope, Operation, Stats, Status, WriteStats};
 use crate::error::ToolError;
 use crate::fs::{self, Durability, Existing, Resolved, TargetKind};
 use crate::params::{Request, ToolName};
 use crate::path::RelPath;
 use crate::protect::Protection;
 use crate::roots::{AllowedRoots, Located};
+use write_tool_wire::envelope::{
+    CWD, Context, Data, Envelope, Operation, Stats, Status, WriteStats,
+};
 
 /// Default for [`Config::max_content_bytes`]: 16 MiB.
 pub const DEFAULT_MAX_CONTENT_BYTES: u64 = 16 * 1024 * 1024;
@@ -78,7 +80,7 @@ pub fn call(root: &Path, input: String, config: &Config) -> Envelope {
     drop(input);
     match request {
         Ok(request) => run(root, &request, echo, config, start),
-        Err(err) => Envelope::error(err, elapsed_ms(start), echo, None),
+        Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
     }
 }
 
@@ -95,9 +97,9 @@ fn run(root: &Path, request: &Request, echo: Value, config: &Config, start: Inst
         Err(err) if request.tool == ToolName::WriteFile && err == ToolError::outside_root() => {
             // Seed 004's callers match on its wording (SPEC §9).
             let err = ToolError::not_allowed(&request.path);
-            Envelope::error(err, elapsed_ms(start), echo, resolved_path)
+            err.into_envelope(elapsed_ms(start), echo, resolved_path)
         }
-        Err(err) => Envelope::error(err, elapsed_ms(start), echo, resolved_path),
+        Err(err) => err.into_envelope(elapsed_ms(start), echo, resolved_path),
     }
 }
 
@@ -333,7 +335,7 @@ impl Done {
                 }),
             },
             context: Context {
-                cwd: ".",
+                cwd: CWD.to_owned(),
                 params_input: echo,
                 path_resolved,
             },

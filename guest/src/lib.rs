@@ -18,11 +18,10 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use bindings::exports::write_tool::tool::tool as wit;
-use write_tool_core::envelope::{self, Envelope};
 use write_tool_core::fs::Durability;
 use write_tool_core::protect::Protection;
 use write_tool_core::roots::{AllowedRoot, AllowedRoots};
-use write_tool_core::{Config, ErrorCode, Request};
+use write_tool_core::{Config, Request};
 
 /// The project root as the component sees it: the preopen named `.`.
 const ROOT: &str = ".";
@@ -82,9 +81,7 @@ impl wit::Guest for Component {
 
     fn write(path: String, content: String, dry_run: bool) -> wit::Envelope {
         let request = Request::new(path, content, dry_run);
-        to_wit(with_config(|config| {
-            write_tool_core::write(Path::new(ROOT), &request, config)
-        }))
+        with_config(|config| write_tool_core::write(Path::new(ROOT), &request, config)).into()
     }
 
     fn call(arguments: String) -> String {
@@ -96,49 +93,9 @@ impl wit::Guest for Component {
     }
 }
 
+// Natively (a `cargo build --workspace` on the build machine) the export
+// names, which contain `:`, are not valid linker symbols.
+#[cfg(target_family = "wasm")]
 bindings::export!(Component with_types_in bindings);
 
-fn to_wit(env: Envelope) -> wit::Envelope {
-    let write = env.stats.write;
-    wit::Envelope {
-        status: match env.status {
-            envelope::Status::Success => wit::Status::Success,
-            envelope::Status::Partial => wit::Status::Partial,
-            envelope::Status::Error => wit::Status::Error,
-        },
-        data: env.data.map(|d| wit::Data {
-            applied: d.applied,
-            operation: match d.operation {
-                envelope::Operation::Create => wit::Operation::Create,
-                envelope::Operation::Update => wit::Operation::Update,
-            },
-            diff_preview: d.diff_preview,
-            diff_truncated: d.diff_truncated,
-        }),
-        text: env.text,
-        stats: wit::Stats {
-            time_ms: env.stats.time_ms,
-            bytes_written: write.map(|w| w.bytes_written),
-            original_size: write.map(|w| w.original_size),
-            new_size: write.map(|w| w.new_size),
-            lines_added: write.map(|w| w.lines_added),
-            lines_removed: write.map(|w| w.lines_removed),
-        },
-        context: wit::Context {
-            cwd: env.context.cwd.to_owned(),
-            params_input: env.context.params_input.to_string(),
-            path_resolved: env.context.path_resolved,
-        },
-        error: env.error.map(|e| wit::ErrorInfo {
-            code: match e.code {
-                ErrorCode::InvalidParam => wit::ErrorCode::InvalidParam,
-                ErrorCode::AccessDenied => wit::ErrorCode::AccessDenied,
-                ErrorCode::PermissionDenied => wit::ErrorCode::PermissionDenied,
-                ErrorCode::IsDirectory => wit::ErrorCode::IsDirectory,
-                ErrorCode::Conflict => wit::ErrorCode::Conflict,
-                _ => wit::ErrorCode::ExecutionError,
-            },
-            message: e.message,
-        }),
-    }
-}
+write_tool_wire::envelope_into_wit!(crate::bindings::exports::write_tool::tool::tool);

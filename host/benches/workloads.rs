@@ -30,7 +30,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use write_tool::{Options, Root, WriteTool};
+use write_tool::{Options, Root, WriteTool, ambient_authority};
 
 const BIN: &str = env!("CARGO_BIN_EXE_write-tool");
 
@@ -218,7 +218,7 @@ struct Component<'t> {
 impl<'t> Component<'t> {
     fn new(w: &'t Workload, tool: &'t WriteTool) -> Self {
         let dir = fresh_root(w);
-        let root = Root::open(dir.path()).expect("root");
+        let root = Root::open(dir.path(), ambient_authority()).expect("root");
         Component {
             w,
             tool,

@@ -14,10 +14,11 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use serde_json::{Value, json};
 use write_tool::mcp::McpServer;
+use write_tool::wire::Status;
 use write_tool::ws::WsOptions;
 use write_tool::{
-    COMPONENT, CompileCache, Durability, Options, Root, Status, WriteTool, invalid_request,
-    status_of,
+    COMPONENT, CompileCache, Durability, Options, Root, WriteTool, ambient_authority,
+    invalid_request,
 };
 
 /// Exit status for `success` and `partial` envelopes.
@@ -352,7 +353,8 @@ fn open_root(mut roots: Vec<PathBuf>) -> Result<Root, String> {
                 .map_err(|e| format!("cannot read the current directory: {e}"))?,
         );
     }
-    Root::open_all(&roots).map_err(|e| format!("a root is not a usable directory: {e}"))
+    Root::open_all(&roots, ambient_authority())
+        .map_err(|e| format!("a root is not a usable directory: {e}"))
 }
 
 fn read_content(content: Option<String>, file: Option<PathBuf>) -> Result<String, String> {
@@ -486,7 +488,7 @@ fn emit(out: &mut impl Write, json: &str, pretty: bool) -> Result<(), String> {
 }
 
 fn exit_code(envelope: &str) -> u8 {
-    match status_of(envelope) {
+    match Status::of_json(envelope) {
         Some(Status::Success | Status::Partial) => EXIT_OK,
         _ => EXIT_ERROR_ENVELOPE,
     }

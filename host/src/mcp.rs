@@ -22,7 +22,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde::Deserialize;
 use serde_json::{Value, json};
+use write_tool_wire::Status;
 
 /// The MCP server: the tool, its roots, and the tool list built once.
 #[derive(Debug)]
@@ -111,7 +113,8 @@ impl ServerHandler for McpServer {
 /// it), the same object as `structuredContent`, `isError` for errors.
 fn result(envelope: String) -> CallToolResult {
     let value: Value = serde_json::from_str(&envelope).unwrap_or(Value::Null);
-    let mut result = if value["status"] == "error" {
+    let status = Status::deserialize(&value["status"]).ok();
+    let mut result = if status == Some(Status::Error) {
         CallToolResult::structured_error(value)
     } else {
         CallToolResult::structured(value)

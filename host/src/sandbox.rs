@@ -4,18 +4,35 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use cap_std::ambient_authority;
+use cap_std::AmbientAuthority;
 use cap_std::fs::Dir;
+use wasmtime_wasi::filesystem::WasiFilesystemCtx;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
+use write_tool_wire::roots;
 
 use crate::bindings::exports::write_tool::tool::tool::AllowedRoot;
 
-/// The opened project root, and any other allowed roots (seed-004 mode).
-#[derive(Debug)]
+/// The opened project root, and any other allowed roots
+/// (`docs/contract.md#several-roots`).
+///
+/// Every directory is opened once, when the `Root` is made, and every call
+/// goes through those handles: nothing resolves the roots' paths again.
 pub struct Root {
     project: Opened,
     others: Vec<Opened>,
+    /// The guest's preopens, opened once and shared by every call: one
+    /// set read-write, one read-only.
+    preopens: [WasiFilesystemCtx; 2],
+}
+
+impl std::fmt::Debug for Root {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Root")
+            .field("project", &self.project)
+            .field("others", &self.others)
+            .finish_non_exhaustive()
+    }
 }
 
 /// One opened directory and the absolute names that address it.
@@ -27,9 +44,9 @@ struct Opened {
 }
 
 impl Opened {
-    fn open(given: &Path) -> io::Result<Opened> {
+    fn open(given: &Path, ambient: AmbientAuthority) -> io::Result<Opened> {
         let path = given.canonicalize()?;
-        let dir = Dir::open_ambient_dir(&path, ambient_authority())?;
+        let dir = Dir::open_ambient_dir(&path, ambient)?;
         if !dir.dir_metadata()?.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::NotADirectory,
@@ -65,35 +82,45 @@ impl Root {
     /// # Ambient Authority
     ///
     /// This and [`Root::open_all`] are the functions in the host that
-    /// resolve a path against the process's ambient file-system authority.
-    /// Everything after them works relative to the handles they return: the
-    /// guest gets the root (and only the root) as its preopen `.`, and the
-    /// host's own follow-up (restoring permission bits) goes through the
-    /// same capability.
+    /// resolve a path against the process's ambient file-system authority,
+    /// which the `ambient` token (`cap_std::ambient_authority()`) makes
+    /// visible at the call site. Everything after them works through the
+    /// handles they open: the guest gets the root (and only the root) as
+    /// its preopen `.`, and the host's own follow-up (restoring permission
+    /// bits) goes through the same capability.
     ///
     /// Fails when `path` does not exist or is not a directory.
-    pub fn open(path: impl AsRef<Path>) -> io::Result<Root> {
-        Ok(Root {
-            project: Opened::open(path.as_ref())?,
-            others: Vec::new(),
-        })
+    pub fn open(path: impl AsRef<Path>, ambient: AmbientAuthority) -> io::Result<Root> {
+        Root::open_all([path], ambient)
     }
 
-    /// Open several allowed roots (seed 004's `AllowedPaths`, SPEC §9). The
+    /// Open several allowed roots (`docs/contract.md#several-roots`). The
     /// first is the project root: relative paths resolve against it. Each
     /// other root is its own preopen, reachable only by `write_file` calls
     /// that name an absolute path inside it.
     ///
     /// Fails when a path does not exist or is not a directory, when none is
     /// given, or when another root has no UTF-8 absolute name (a call could
-    /// never name it); the error's message starts with the path.
-    pub fn open_all<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> io::Result<Root> {
+    /// never name it); the error's message starts with the path when there
+    /// are several.
+    pub fn open_all<P: AsRef<Path>>(
+        paths: impl IntoIterator<Item = P>,
+        ambient: AmbientAuthority,
+    ) -> io::Result<Root> {
+        let paths: Vec<P> = paths.into_iter().collect();
+        let several = paths.len() > 1;
         let mut opened = Vec::new();
-        for path in paths {
+        for path in &paths {
             let path = path.as_ref();
             // Several paths: the error names the one that failed.
-            let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-            let root = Opened::open(path).map_err(named)?;
+            let named = |e: io::Error| {
+                if several {
+                    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+                } else {
+                    e
+                }
+            };
+            let root = Opened::open(path, ambient).map_err(named)?;
             if !opened.is_empty() && root.names.is_empty() {
                 return Err(named(io::Error::new(
                     io::ErrorKind::InvalidInput,
@@ -106,9 +133,15 @@ impl Root {
         let project = opened
             .next()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no root given"))?;
+        let others: Vec<Opened> = opened.collect();
+        let preopens = [
+            preopens(&project, &others, FsPerms::ReadWrite)?,
+            preopens(&project, &others, FsPerms::ReadOnly)?,
+        ];
         Ok(Root {
             project,
-            others: opened.collect(),
+            others,
+            preopens,
         })
     }
 
@@ -144,38 +177,21 @@ impl Root {
         (self.project.names.clone(), others)
     }
 
-    /// The WASI context of one call: the project root preopened as `.`,
-    /// each other root as `../roots/<n>`, guest stderr into a bounded
-    /// in-memory pipe, and nothing else — no environment, no arguments, no
-    /// stdin, no stdout, no network (those are the builder's defaults,
-    /// written down here so that they stay so).
-    ///
-    /// wasmtime-wasi 48's builder takes a host path, not an open `Dir`, so it
-    /// opens the canonical paths that [`Root::open`] recorded.
-    pub(crate) fn wasi_ctx(
-        &self,
-        stderr: MemoryOutputPipe,
-        read_only: bool,
-    ) -> wasmtime::Result<WasiCtx> {
+    /// The WASI context of one call: the roots as preopens (the project
+    /// root as `.`, each other root as `../roots/<n>`), guest stderr into a
+    /// bounded in-memory pipe, and nothing else — no environment, no
+    /// arguments, no stdin, no stdout, no network (those are the builder's
+    /// defaults, written down here so that they stay so).
+    pub(crate) fn wasi_ctx(&self, stderr: MemoryOutputPipe, read_only: bool) -> WasiCtx {
         let mut builder = WasiCtxBuilder::new();
-        // Must precede `preopened_dir`, which captures it. The host is
-        // synchronous, so blocking file I/O on this thread is what we want.
-        builder.allow_blocking_current_thread(true);
-        let perms = if read_only {
-            FsPerms::ReadOnly
-        } else {
-            FsPerms::ReadWrite
-        };
-        builder.preopened_dir(&self.project.path, ".", perms)?;
-        for (i, other) in self.others.iter().enumerate() {
-            builder.preopened_dir(&other.path, other_preopen(i + 1), perms)?;
-        }
         builder.stderr(stderr);
         builder
             .allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false);
-        Ok(builder.build())
+        let mut ctx = builder.build();
+        *ctx.filesystem() = self.preopens[usize::from(read_only)].clone();
+        ctx
     }
 
     /// The directory and relative path that `path` names the way the guest
@@ -185,43 +201,34 @@ impl Root {
         if !path.starts_with('/') {
             return Some((&self.project.dir, normalize(path)?));
         }
-        let wanted = absolute_names(path)?;
-        let mut best: Option<(usize, &Opened)> = None;
-        for root in std::iter::once(&self.project).chain(&self.others) {
-            for name in &root.names {
-                let Some(prefix) = absolute_names(name) else {
-                    continue;
-                };
-                if wanted.starts_with(&prefix) && best.is_none_or(|(len, _)| prefix.len() > len) {
-                    best = Some((prefix.len(), root));
-                }
-            }
-        }
-        let (len, root) = best?;
-        let rest = &wanted[len..];
+        let names = std::iter::once(&self.project)
+            .chain(&self.others)
+            .flat_map(|root| root.names.iter().map(move |name| (root, name.as_str())));
+        let (root, rest) = roots::locate(path, names)?;
         (!rest.is_empty()).then(|| (&root.dir, rest.iter().collect()))
     }
 }
 
-/// The names of an absolute POSIX path, `.` and `..` applied lexically.
-///
-/// The same rule as the guest's (`core/src/roots.rs`), which the host does
-/// not link: both must place a path in the same root, or a mode would be
-/// read from one file and put back on another (inside the roots either
-/// way: every access here goes through a root's `Dir`).
-fn absolute_names(path: &str) -> Option<Vec<&str>> {
-    let rest = path.strip_prefix('/')?;
-    let mut names = Vec::new();
-    for name in rest.split('/') {
-        match name {
-            "" | "." => {}
-            ".." => {
-                names.pop();
-            }
-            name => names.push(name),
-        }
+/// The preopens of every call, opened once: the project root as `.`, each
+/// other root as `../roots/<n>`. wasmtime-wasi's builder opens a preopen
+/// from a path; the handles it opens here are cloned into each call's
+/// context ([`Root::wasi_ctx`]), so no call resolves the paths again.
+fn preopens(project: &Opened, others: &[Opened], perms: FsPerms) -> io::Result<WasiFilesystemCtx> {
+    let mut builder = WasiCtxBuilder::new();
+    // Must precede `preopened_dir`, which captures it. The host is
+    // synchronous, so blocking file I/O on the calling thread is what it
+    // wants.
+    builder.allow_blocking_current_thread(true);
+    let io = |e: wasmtime::Error| io::Error::other(e.to_string());
+    builder
+        .preopened_dir(&project.path, ".", perms)
+        .map_err(io)?;
+    for (i, other) in others.iter().enumerate() {
+        builder
+            .preopened_dir(&other.path, other_preopen(i + 1), perms)
+            .map_err(io)?;
     }
-    Some(names)
+    Ok(std::mem::take(builder.build().filesystem()))
 }
 
 /// A regular file's permission bits, read before the guest replaces it, so

@@ -24,10 +24,9 @@ use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, 
 use tokio_tungstenite::tungstenite::http::StatusCode;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-use serde_json::json;
+use write_tool_wire::{Envelope, ErrorCode};
 
 use crate::calls::Calls;
-use crate::envelope::error_json;
 use crate::{Root, WriteTool, invalid_request};
 
 /// Limits and the origin policy of a WebSocket server.
@@ -90,7 +89,7 @@ impl Shared {
             let reply = match message {
                 // The message's bytes go to the call as they are, not copied.
                 Ok(Message::Text(text)) => self.calls.call(text).await.unwrap_or_else(|message| {
-                    error_json("EXECUTION_ERROR", &message, 0, json!({}))
+                    Envelope::refused(ErrorCode::ExecutionError, message).to_json()
                 }),
                 Ok(Message::Binary(_)) => {
                     invalid_request("Invalid JSON arguments: send each request as a text message.")

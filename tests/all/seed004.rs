@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use write_tool::Root;
+use write_tool::{Root, ambient_authority};
 
 use crate::support::{Envelope, Tree, decode, plant_temps, tool};
 
@@ -26,7 +26,11 @@ impl Roots {
             fs::create_dir(base.join(d)).expect("mkdir");
         }
         fs::write(base.join("outside/canary.txt"), "canary\n").expect("canary");
-        let root = Root::open_all([base.join("root"), base.join("second")]).expect("open roots");
+        let root = Root::open_all(
+            [base.join("root"), base.join("second")],
+            ambient_authority(),
+        )
+        .expect("open roots");
         Roots {
             _dir: dir,
             base,
@@ -184,7 +188,11 @@ fn the_longest_root_wins_when_roots_nest() {
     let dir = tempfile::tempdir().expect("tempdir");
     let base = dir.path().canonicalize().expect("canonical");
     fs::create_dir_all(base.join("proj/vendor")).expect("mkdir");
-    let root = Root::open_all([base.join("proj"), base.join("proj/vendor")]).expect("roots");
+    let root = Root::open_all(
+        [base.join("proj"), base.join("proj/vendor")],
+        ambient_authority(),
+    )
+    .expect("roots");
     let path = format!("{}/proj/vendor/lib.rs", base.display());
     let request = json!({"name": "write_file", "arguments": {"path": path, "content": "x\n"}});
     let env = decode(&tool().call(&root, &request.to_string()));
@@ -202,7 +210,8 @@ fn a_root_given_through_a_link_answers_to_both_spellings() {
     fs::create_dir_all(base.join("real")).expect("mkdir");
     fs::create_dir_all(base.join("proj")).expect("mkdir");
     std::os::unix::fs::symlink("real", base.join("alias")).expect("link");
-    let root = Root::open_all([base.join("proj"), base.join("alias")]).expect("roots");
+    let root = Root::open_all([base.join("proj"), base.join("alias")], ambient_authority())
+        .expect("roots");
     for (spelling, file) in [("alias", "a.txt"), ("real", "b.txt")] {
         let path = format!("{}/{spelling}/{file}", base.display());
         let request = json!({"name": "write_file", "arguments": {"path": path, "content": "x"}});
@@ -232,9 +241,9 @@ fn permission_bits_survive_in_another_root() {
 fn every_root_is_checked_when_opened() {
     let dir = tempfile::tempdir().expect("tempdir");
     let missing = dir.path().join("missing");
-    assert!(Root::open_all([dir.path(), missing.as_path()]).is_err());
-    assert!(Root::open_all(Vec::<&Path>::new()).is_err());
-    let paths: Vec<PathBuf> = Root::open_all([dir.path(), dir.path()])
+    assert!(Root::open_all([dir.path(), missing.as_path()], ambient_authority()).is_err());
+    assert!(Root::open_all(Vec::<&Path>::new(), ambient_authority()).is_err());
+    let paths: Vec<PathBuf> = Root::open_all([dir.path(), dir.path()], ambient_authority())
         .expect("twice is fine")
         .paths()
         .map(Path::to_path_buf)

@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use serde::Deserialize;
 use serde_json::Value;
-use write_tool::{CompileCache, Options, Root, WriteTool};
+use write_tool::{CompileCache, Options, Root, WriteTool, ambient_authority};
 
 /// Default options, with the compile cache in the build's temp directory
 /// rather than the user's.
@@ -44,7 +44,7 @@ impl Project {
         fs::create_dir(base.join("outside")).expect("outside");
         fs::write(base.join("outside/secret.txt"), "outside secret\n").expect("canary");
         fs::write(base.join("canary.txt"), "canary\n").expect("canary");
-        let root = Root::open(base.join("root")).expect("open root");
+        let root = Root::open(base.join("root"), ambient_authority()).expect("open root");
         Project {
             _dir: dir,
             base,

@@ -1,4 +1,4 @@
-//! The envelope: what every call answers with.
+//! The envelope: what every call answers with (`docs/contract.md#envelope`).
 //!
 //! # Format
 //!
@@ -37,19 +37,19 @@
 //! - `stats`: on error only `{"time_ms": n}`. A dry run has
 //!   `bytes_written = 0` and `new_size = original_size`. `lines_added` and
 //!   `lines_removed` count the whole diff even when the preview is cut.
-//! - `context.params_input`: the arguments as received; a `content` longer
-//!   than 1024 bytes is replaced by `"[N bytes elided]"`.
-//! - `context.path_resolved`: root-relative POSIX path actually targeted, or
-//!   `null` if the path never resolved.
+//! - `context.params_input`: the arguments as received, long strings elided
+//!   ([`crate::echo`]).
+//! - `context.path_resolved`: the path actually targeted, or `null` if the
+//!   path never resolved.
 //! - `error`: `{"code": …, "message": …}`; `text` equals the message.
 
-use serde::{Serialize, Serializer};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-use crate::error::{ErrorCode, ToolError};
+use crate::ErrorCode;
 
 /// Outcome of a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Written, preview complete.
@@ -60,8 +60,22 @@ pub enum Status {
     Error,
 }
 
+impl Status {
+    /// The `status` of envelope JSON, `None` if it has none (or is not an
+    /// envelope). Reads the `status` key and skips everything else.
+    pub fn of_json(envelope: &str) -> Option<Status> {
+        #[derive(Deserialize)]
+        struct Head {
+            status: Status,
+        }
+        serde_json::from_str::<Head>(envelope)
+            .ok()
+            .map(|head| head.status)
+    }
+}
+
 /// What the write did or would do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Operation {
     /// The target did not exist.
@@ -71,7 +85,7 @@ pub enum Operation {
 }
 
 /// The `data` field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Data {
     /// Whether the content is on disk.
     pub applied: bool,
@@ -84,7 +98,7 @@ pub struct Data {
 }
 
 /// The `stats` field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
     /// Milliseconds spent in the call.
     pub time_ms: u64,
@@ -94,7 +108,7 @@ pub struct Stats {
 }
 
 /// The `stats` fields that exist when the call did not fail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteStats {
     /// Bytes written to disk.
     pub bytes_written: u64,
@@ -109,32 +123,27 @@ pub struct WriteStats {
 }
 
 /// The `context` field.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Context {
-    /// Always `"."`.
-    pub cwd: &'static str,
-    /// The arguments as received (content elided past 1024 bytes).
+    /// The working directory relative to the project root: always `"."`.
+    pub cwd: String,
+    /// The arguments as received, as a JSON object ([`crate::echo`]).
     pub params_input: Value,
-    /// The root-relative path targeted.
+    /// The path actually targeted.
     pub path_resolved: Option<String>,
 }
 
 /// The `error` field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorBody {
     /// Stable code.
-    #[serde(serialize_with = "serialize_code")]
     pub code: ErrorCode,
     /// Message, equal to `text`.
     pub message: String,
 }
 
-fn serialize_code<S: Serializer>(code: &ErrorCode, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(code.as_str())
-}
-
 /// The envelope. See the module documentation for the wire format.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Envelope {
     /// Outcome.
     pub status: Status,
@@ -147,14 +156,19 @@ pub struct Envelope {
     /// What was asked and targeted.
     pub context: Context,
     /// Why it failed; only on error.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorBody>,
 }
 
+/// `context.cwd`: paths are relative to the project root.
+pub const CWD: &str = ".";
+
 impl Envelope {
-    /// The error envelope for `err`.
+    /// An error envelope: `data` null, `stats` only the time, `text` the
+    /// message.
     pub fn error(
-        err: ToolError,
+        code: ErrorCode,
+        message: String,
         time_ms: u64,
         params_input: Value,
         path_resolved: Option<String>,
@@ -162,21 +176,24 @@ impl Envelope {
         Envelope {
             status: Status::Error,
             data: None,
-            text: err.message.clone(),
+            text: message.clone(),
             stats: Stats {
                 time_ms,
                 write: None,
             },
             context: Context {
-                cwd: ".",
+                cwd: CWD.to_owned(),
                 params_input,
                 path_resolved,
             },
-            error: Some(ErrorBody {
-                code: err.code,
-                message: err.message,
-            }),
+            error: Some(ErrorBody { code, message }),
         }
+    }
+
+    /// An error envelope for a request that never reached the tool: no
+    /// arguments to echo (`params_input` is `{}`), no time spent.
+    pub fn refused(code: ErrorCode, message: impl Into<String>) -> Self {
+        Envelope::error(code, message.into(), 0, Value::Object(Map::new()), None)
     }
 
     /// The envelope as one line of JSON.
@@ -184,6 +201,16 @@ impl Envelope {
         // Serialising these plain types cannot fail: every map key is a
         // string and no value is a non-finite float.
         serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+
+    /// Decode envelope JSON.
+    pub fn from_json(json: &str) -> serde_json::Result<Envelope> {
+        serde_json::from_str(json)
+    }
+
+    /// The error code, if this is an error envelope.
+    pub fn code(&self) -> Option<ErrorCode> {
+        self.error.as_ref().map(|e| e.code)
     }
 }
 
@@ -194,11 +221,52 @@ mod tests {
     #[test]
     fn error_envelope_shape() {
         let env = Envelope::error(
-            ToolError::is_directory(),
+            ErrorCode::IsDirectory,
+            "Target path is a directory.".into(),
             3,
             serde_json::json!({"path": "."}),
             None,
         );
-        insta::assert_snapshot!(env.to_json(), @r#"{"status":"error","data":null,"text":"Target path is a directory.","stats":{"time_ms":3},"context":{"cwd":".","params_input":{"path":"."},"path_resolved":null},"error":{"code":"IS_DIRECTORY","message":"Target path is a directory."}}"#);
+        let json = env.to_json();
+        assert_eq!(
+            json,
+            r#"{"status":"error","data":null,"text":"Target path is a directory.","stats":{"time_ms":3},"context":{"cwd":".","params_input":{"path":"."},"path_resolved":null},"error":{"code":"IS_DIRECTORY","message":"Target path is a directory."}}"#
+        );
+        assert_eq!(Envelope::from_json(&json).expect("decode"), env);
+        assert_eq!(Status::of_json(&json), Some(Status::Error));
+    }
+
+    #[test]
+    fn success_round_trips() {
+        let env = Envelope {
+            status: Status::Partial,
+            data: Some(Data {
+                applied: false,
+                operation: Operation::Update,
+                diff_preview: "--- a/x\n+++ b/x\n".into(),
+                diff_truncated: false,
+            }),
+            text: "[Dry Run] Would update 'x' (+0/-0 lines).".into(),
+            stats: Stats {
+                time_ms: 1,
+                write: Some(WriteStats {
+                    bytes_written: 0,
+                    original_size: 2,
+                    new_size: 2,
+                    lines_added: 0,
+                    lines_removed: 0,
+                }),
+            },
+            context: Context {
+                cwd: CWD.into(),
+                params_input: serde_json::json!({"path": "x"}),
+                path_resolved: Some("x".into()),
+            },
+            error: None,
+        };
+        let json = env.to_json();
+        assert!(!json.contains("\"error\""), "{json}");
+        assert_eq!(Envelope::from_json(&json).expect("decode"), env);
+        assert_eq!(Status::of_json("{}"), None);
     }
 }

@@ -1,0 +1,77 @@
+//! What a host chooses for every call a [`WriteTool`](crate::WriteTool)
+//! runs.
+
+use std::time::Duration;
+
+use write_tool_wire::defaults;
+
+use crate::{CompileCache, Durability};
+
+/// The smallest [`Options::memory_limit_bytes`]: the component's linear
+/// memory starts at 8 MiB (`guest/build.rs`), and below that it cannot be
+/// instantiated at all.
+pub const MIN_MEMORY_LIMIT_BYTES: usize = 8 << 20;
+
+/// Limits and switches for every call a [`WriteTool`](crate::WriteTool)
+/// runs. Each limit is there because a model chooses the arguments: it
+/// bounds what one hostile or mistaken call can cost the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Largest `content` accepted, in bytes (default 16 MiB). Larger content
+    /// is refused with `INVALID_PARAM` naming the limit.
+    pub max_content_bytes: u64,
+    /// Accept empty content (default false: `INVALID_PARAM`), which
+    /// truncates a file to nothing.
+    pub allow_empty: bool,
+    /// Cap on the guest's linear memory, in bytes (default 1 GiB), so that
+    /// no call can exhaust the host's memory. It must hold the arguments,
+    /// the old file, the new content and the diff, and be at least
+    /// [`MIN_MEMORY_LIMIT_BYTES`].
+    pub memory_limit_bytes: usize,
+    /// Wall-time bound on one call (default 30 s), so that no call keeps a
+    /// server busy for good.
+    pub timeout: Duration,
+    /// Bound on the diff algorithm for the largest texts (default 1 s);
+    /// smaller texts get a share of it (`docs/contract.md#diff`). Past it
+    /// the diff is coarser but still correct.
+    pub diff_timeout: Duration,
+    /// Bytes of guest stderr kept per call (default 64 KiB).
+    pub stderr_capacity: usize,
+    /// Refuse `.git` in any letter case, also through links (default true).
+    pub default_protect: bool,
+    /// More protected paths, as globs (`docs/contract.md#protected-paths`).
+    pub protect: Vec<String>,
+    /// Preopen the root read-only: every write is refused with
+    /// `PERMISSION_DENIED` and nothing changes (default false).
+    pub read_only: bool,
+    /// Which syncs a write makes (default [`Durability::Full`]: file and
+    /// directory).
+    pub durability: Durability,
+    /// Where compiled code is kept between processes (default: what the
+    /// environment says, see [`CompileCache::from_env`]).
+    pub cache: CompileCache,
+    /// Calls this tool runs at the same time (default 100). Each has a
+    /// memory slot reserved up front; a call beyond them fails with
+    /// `EXECUTION_ERROR` rather than wait. A process that makes one call at
+    /// a time (the CLI) needs only a couple.
+    pub max_concurrent_calls: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_content_bytes: defaults::MAX_CONTENT_BYTES,
+            allow_empty: false,
+            memory_limit_bytes: 1 << 30,
+            timeout: Duration::from_millis(defaults::CALL_TIMEOUT_MS),
+            diff_timeout: Duration::from_millis(defaults::DIFF_TIMEOUT_MS),
+            stderr_capacity: 64 * 1024,
+            default_protect: true,
+            protect: Vec::new(),
+            read_only: false,
+            durability: Durability::Full,
+            cache: CompileCache::from_env(),
+            max_concurrent_calls: 100,
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! [`WriteTool`]: the compiled component, and one call from arguments to
+//! envelope.
+
+use std::time::Instant;
+
+use wasmtime::Store;
+use wasmtime::component::{Linker, ResourceTable};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use write_tool_wire::{Envelope, ErrorCode, echo};
+
+use crate::arguments::path_argument;
+use crate::bindings::WriteToolPre;
+use crate::bindings::exports::write_tool::tool::tool::{
+    Config as GuestConfig, Envelope as Typed, Guest,
+};
+use crate::engine::{Ticker, deadline_ticks, engine};
+use crate::failure::Failure;
+use crate::outcome::Outcome;
+use crate::sandbox::ModeSnapshot;
+use crate::state::{HostState, MemoryLimit};
+use crate::sweeps::Sweeps;
+use crate::{COMPONENT, MIN_MEMORY_LIMIT_BYTES, Options, Root};
+
+/// The compiled component and the engine that runs it. Cheap to share
+/// between threads; each call is independent.
+pub struct WriteTool {
+    pre: WriteToolPre<HostState>,
+    options: Options,
+    _ticker: Ticker,
+    sweeps: Sweeps,
+}
+
+impl std::fmt::Debug for WriteTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteTool")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WriteTool {
+    /// Compile the embedded component (or load it from the compile cache
+    /// that `options.cache` names).
+    pub fn new(options: Options) -> wasmtime::Result<WriteTool> {
+        Self::from_component_bytes(COMPONENT, options)
+    }
+
+    /// Compile (or load from the cache) a component given as bytes, for
+    /// example a `.wasm` built separately.
+    pub fn from_component_bytes(bytes: &[u8], options: Options) -> wasmtime::Result<WriteTool> {
+        let engine = engine(&options)?;
+        let component = options.cache.component(&engine, bytes).map_err(|err| {
+            if options.memory_limit_bytes < MIN_MEMORY_LIMIT_BYTES {
+                err.context(format!(
+                    "the memory limit of {} bytes is below the component's initial memory \
+                     (at least {MIN_MEMORY_LIMIT_BYTES} bytes)",
+                    options.memory_limit_bytes
+                ))
+            } else {
+                err
+            }
+        })?;
+        let mut linker = Linker::<HostState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        let pre = WriteToolPre::new(linker.instantiate_pre(&component)?)?;
+        let tool = WriteTool {
+            _ticker: Ticker::start(&engine),
+            pre,
+            options,
+            sweeps: Sweeps::default(),
+        };
+        tool.check_config()?;
+        Ok(tool)
+    }
+
+    /// The options every call runs with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Run a tool call given as raw JSON (the arguments object, or
+    /// `{"name": "Write", "arguments": …}`) and return the envelope JSON.
+    ///
+    /// Always returns an envelope: failures of the guest itself (time bound,
+    /// memory cap, trap) become `EXECUTION_ERROR` envelopes.
+    pub fn call(&self, root: &Root, arguments: &str) -> String {
+        let start = Instant::now();
+        let path = path_argument(arguments);
+        let snapshot = path.as_deref().and_then(|p| ModeSnapshot::take(root, p));
+        let sweep = path
+            .as_deref()
+            .is_none_or(|p| self.sweeps.needed(root.path(), p));
+        let result = self.invoke(root, sweep, |guest, store| {
+            guest.call_call(store, arguments)
+        });
+        match result {
+            Ok(json) => {
+                if snapshot.is_some() || sweep {
+                    // A guest's envelope always decodes; if it did not,
+                    // there would be nothing to act on.
+                    if let Ok(envelope) = Envelope::from_json(&json) {
+                        self.after_call(root, path.as_deref(), snapshot, sweep, (&envelope).into());
+                    }
+                }
+                json
+            }
+            Err(failure) => {
+                self.after_failure(root, path.as_deref());
+                Envelope::error(
+                    ErrorCode::ExecutionError,
+                    failure.message(&self.options),
+                    elapsed_ms(start),
+                    echo::raw(arguments),
+                    None,
+                )
+                .to_json()
+            }
+        }
+    }
+
+    /// Write `content` to `path` through the typed interface.
+    pub fn write(&self, root: &Root, path: &str, content: &str, dry_run: bool) -> Typed {
+        let start = Instant::now();
+        let snapshot = ModeSnapshot::take(root, path);
+        let sweep = self.sweeps.needed(root.path(), path);
+        let result = self.invoke(root, sweep, |guest, store| {
+            guest.call_write(store, path, content, dry_run)
+        });
+        match result {
+            Ok(envelope) => {
+                self.after_call(root, Some(path), snapshot, sweep, (&envelope).into());
+                envelope
+            }
+            Err(failure) => {
+                self.after_failure(root, Some(path));
+                Envelope::error(
+                    ErrorCode::ExecutionError,
+                    failure.message(&self.options),
+                    elapsed_ms(start),
+                    echo::typed(path, content, dry_run),
+                    None,
+                )
+                .into()
+            }
+        }
+    }
+
+    /// After a call that answered: put the file's mode back if it was
+    /// replaced, and remember that its directory was swept if it wrote.
+    fn after_call(
+        &self,
+        root: &Root,
+        path: Option<&str>,
+        snapshot: Option<ModeSnapshot>,
+        sweep: bool,
+        outcome: Outcome<'_>,
+    ) {
+        if let (Some(snapshot), Some(replaced)) = (snapshot, outcome.replaced()) {
+            // Best effort: the write itself succeeded either way.
+            let _ = snapshot.restore(root, replaced);
+        }
+        if let (true, Some(path)) = (sweep, path)
+            && outcome.wrote()
+        {
+            self.sweeps.done(root.path(), path);
+        }
+    }
+
+    /// After a call whose guest died: it may have left a temp file, so the
+    /// next write to that directory sweeps again.
+    fn after_failure(&self, root: &Root, path: Option<&str>) {
+        if let Some(path) = path {
+            self.sweeps.forget(root.path(), path);
+        }
+    }
+
+    /// Let the guest validate the options once, so that a bad `protect`
+    /// pattern is a construction error rather than a failure of every call.
+    /// Only patterns can be invalid: without any, there is nothing to check
+    /// (and a one-shot process saves an instantiation).
+    fn check_config(&self) -> wasmtime::Result<()> {
+        if self.options.protect.is_empty() {
+            return Ok(());
+        }
+        let mut store = self.store(wasmtime_wasi::WasiCtxBuilder::new().build());
+        let instance = self.pre.instantiate(&mut store)?;
+        instance
+            .write_tool_tool_tool()
+            .call_configure(&mut store, &self.guest_config(None, true))?
+            .map_err(wasmtime::Error::msg)
+    }
+
+    /// The tool definition JSON (name, description, parameter schema).
+    pub fn definition(&self) -> wasmtime::Result<String> {
+        // The definition touches no files: the guest gets no preopen at all.
+        let mut store = self.store(wasmtime_wasi::WasiCtxBuilder::new().build());
+        let instance = self.pre.instantiate(&mut store)?;
+        instance.write_tool_tool_tool().call_definition(&mut store)
+    }
+
+    fn store(&self, wasi: wasmtime_wasi::WasiCtx) -> Store<HostState> {
+        let mut store = Store::new(
+            self.pre.engine(),
+            HostState {
+                wasi,
+                table: ResourceTable::new(),
+                limits: MemoryLimit {
+                    max_bytes: self.options.memory_limit_bytes,
+                    hit: false,
+                },
+            },
+        );
+        store.limiter(|state| &mut state.limits);
+        store.set_epoch_deadline(deadline_ticks(self.options.timeout));
+        store.epoch_deadline_trap();
+        store
+    }
+
+    /// Run `f` in a fresh instance configured for `root`; `sweep` is the
+    /// guest's `sweep-temps` (see [`Sweeps`]).
+    fn invoke<R>(
+        &self,
+        root: &Root,
+        sweep: bool,
+        f: impl FnOnce(&Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, Failure> {
+        let stderr = MemoryOutputPipe::new(self.options.stderr_capacity);
+        let wasi = root.wasi_ctx(stderr, self.options.read_only);
+        let mut store = self.store(wasi);
+        let result = (|| {
+            let instance = self.pre.instantiate(&mut store)?;
+            let guest = instance.write_tool_tool_tool();
+            guest
+                .call_configure(&mut store, &self.guest_config(root, sweep))?
+                .map_err(wasmtime::Error::msg)?;
+            f(guest, &mut store)
+        })();
+        result.map_err(|err| Failure::of(err, store.data()))
+    }
+
+    fn guest_config<'a>(&self, root: impl Into<Option<&'a Root>>, sweep: bool) -> GuestConfig {
+        let (root_names, other_roots) = root.into().map(Root::guest_roots).unwrap_or_default();
+        GuestConfig {
+            max_content_bytes: self.options.max_content_bytes,
+            allow_empty: self.options.allow_empty,
+            diff_timeout_ms: u64::try_from(self.options.diff_timeout.as_millis())
+                .unwrap_or(u64::MAX),
+            default_protect: self.options.default_protect,
+            protect: self.options.protect.clone(),
+            read_only: self.options.read_only,
+            durability: self.options.durability,
+            sweep_temps: sweep,
+            root_names,
+            other_roots,
+        }
+    }
+}
+
+fn elapsed_ms(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,34 @@
+//! What the Write tool's component and its hosts agree on.
+//!
+//! The component (`write-tool-guest`, built from `write-tool-core`) answers
+//! every call with an [`Envelope`]; the wasmtime host (`write-tool`) reads
+//! that envelope back, makes its own when the component could not answer,
+//! and looks at tool-call arguments before the call. Everything both sides
+//! must read and write the same way lives here, once:
+//!
+//! - [`envelope`]: the envelope types, with their JSON form;
+//! - [`ErrorCode`]: the stable error codes and their strings;
+//! - [`echo`]: how arguments are echoed in `params_input`;
+//! - [`request`]: which shapes of request are a tool call;
+//! - [`roots`]: how an absolute path is matched against a root's names;
+//! - [`defaults`]: the limits a host gets when it sets none;
+//! - [`wit`]: the envelope's conversion into its WIT form.
+//!
+//! The crate knows serde and nothing else: no file system, no diff, no
+//! parsing of the tool's parameters. The rules themselves are written down
+//! in `docs/contract.md`.
+
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+pub mod defaults;
+pub mod echo;
+pub mod envelope;
+pub mod request;
+pub mod roots;
+pub mod wit;
+
+mod code;
+
+pub use code::ErrorCode;
+pub use envelope::{Envelope, Operation, Status};

@@ -1,0 +1,68 @@
+//! The envelope in its WIT form (`wit/write-tool.wit`, record `envelope`):
+//! the same information as the JSON one, field for field.
+//!
+//! The component (wit-bindgen) and the wasmtime host (wasmtime's bindgen)
+//! each generate their own Rust types for the WIT record, with the same
+//! names. [`envelope_into_wit!`](crate::envelope_into_wit) writes the one
+//! conversion for either.
+
+/// `impl From<write_tool_wire::Envelope> for $wit::Envelope`, where `$wit`
+/// is the module that bindings generated for the WIT interface `tool`.
+#[macro_export]
+macro_rules! envelope_into_wit {
+    ($wit:path) => {
+        const _: () = {
+            use $crate::{ErrorCode, Operation, Status};
+            use $wit as wit;
+
+            impl ::core::convert::From<$crate::Envelope> for wit::Envelope {
+                fn from(env: $crate::Envelope) -> Self {
+                    let write = env.stats.write;
+                    wit::Envelope {
+                        status: match env.status {
+                            Status::Success => wit::Status::Success,
+                            Status::Partial => wit::Status::Partial,
+                            Status::Error => wit::Status::Error,
+                        },
+                        data: env.data.map(|data| wit::Data {
+                            applied: data.applied,
+                            operation: match data.operation {
+                                Operation::Create => wit::Operation::Create,
+                                Operation::Update => wit::Operation::Update,
+                            },
+                            diff_preview: data.diff_preview,
+                            diff_truncated: data.diff_truncated,
+                        }),
+                        text: env.text,
+                        stats: wit::Stats {
+                            time_ms: env.stats.time_ms,
+                            bytes_written: write.map(|w| w.bytes_written),
+                            original_size: write.map(|w| w.original_size),
+                            new_size: write.map(|w| w.new_size),
+                            lines_added: write.map(|w| w.lines_added),
+                            lines_removed: write.map(|w| w.lines_removed),
+                        },
+                        context: wit::Context {
+                            cwd: env.context.cwd,
+                            params_input: env.context.params_input.to_string(),
+                            path_resolved: env.context.path_resolved,
+                        },
+                        error: env.error.map(|e| wit::ErrorInfo {
+                            code: match e.code {
+                                ErrorCode::InvalidParam => wit::ErrorCode::InvalidParam,
+                                ErrorCode::AccessDenied => wit::ErrorCode::AccessDenied,
+                                ErrorCode::PermissionDenied => wit::ErrorCode::PermissionDenied,
+                                ErrorCode::IsDirectory => wit::ErrorCode::IsDirectory,
+                                ErrorCode::Conflict => wit::ErrorCode::Conflict,
+                                // `ErrorCode` may gain codes; a WIT enum
+                                // cannot grow without a new interface version.
+                                _ => wit::ErrorCode::ExecutionError,
+                            },
+                            message: e.message,
+                        }),
+                    }
+                }
+            }
+        };
+    };
+}
