@@ -101,25 +101,16 @@ impl Root {
     ///
     /// Fails when a path does not exist or is not a directory, when none is
     /// given, or when another root has no UTF-8 absolute name (a call could
-    /// never name it); the error's message starts with the path when there
-    /// are several.
+    /// never name it); the error's message starts with the path.
     pub fn open_all<P: AsRef<Path>>(
         paths: impl IntoIterator<Item = P>,
         ambient: AmbientAuthority,
     ) -> io::Result<Root> {
-        let paths: Vec<P> = paths.into_iter().collect();
-        let several = paths.len() > 1;
         let mut opened = Vec::new();
-        for path in &paths {
+        for path in paths {
             let path = path.as_ref();
-            // Several paths: the error names the one that failed.
-            let named = |e: io::Error| {
-                if several {
-                    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-                } else {
-                    e
-                }
-            };
+            // The error names the path that failed.
+            let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
             let root = Opened::open(path, ambient).map_err(named)?;
             if !opened.is_empty() && root.names.is_empty() {
                 return Err(named(io::Error::new(

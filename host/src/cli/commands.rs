@@ -1,0 +1,157 @@
+//! One function per command. Each gets what it needs already built (the
+//! tool, the roots, the limits) and answers with an exit status.
+
+use std::io::{self, BufRead, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::json;
+use write_tool::mcp::McpServer;
+use write_tool::ws::WsOptions;
+use write_tool::{COMPONENT, Root, WriteTool, invalid_request};
+
+use super::input::{self, Request};
+use super::output::{EXIT_OK, emit, exit_code};
+
+/// `write-tool schema`: the tool definition.
+pub(crate) fn schema(tool: &WriteTool, pretty: bool) -> Result<u8, String> {
+    let definition = tool
+        .definition()
+        .map_err(|e| format!("cannot read the tool definition: {e}"))?;
+    emit(&mut io::stdout(), &definition, pretty)?;
+    Ok(EXIT_OK)
+}
+
+/// `write-tool write PATH`: one file, content from a flag, a file or stdin.
+pub(crate) fn write(
+    tool: &WriteTool,
+    root: &Root,
+    path: &str,
+    dry_run: bool,
+    content: Option<String>,
+    content_file: Option<PathBuf>,
+    pretty: bool,
+) -> Result<u8, String> {
+    let content = input::content(content, content_file)?;
+    let arguments = json!({ "path": path, "content": content, "dry_run": dry_run }).to_string();
+    let envelope = tool.call(root, &arguments);
+    emit(&mut io::stdout(), &envelope, pretty)?;
+    Ok(exit_code(&envelope))
+}
+
+/// `write-tool call`: one request, all of stdin.
+pub(crate) fn call(
+    tool: &WriteTool,
+    root: &Root,
+    limit: usize,
+    pretty: bool,
+) -> Result<u8, String> {
+    let request = input::request(&mut io::stdin().lock(), limit, false)?
+        .unwrap_or(Request::Complete(Vec::new()));
+    let envelope = answer(tool, root, request);
+    emit(&mut io::stdout(), &envelope, pretty)?;
+    Ok(exit_code(&envelope))
+}
+
+/// `write-tool serve`: JSON lines on stdin and stdout.
+pub(crate) fn serve(tool: &WriteTool, root: &Root, limit: usize) -> Result<u8, String> {
+    input::widen_stdin_pipe();
+    // Large requests arrive in large reads (stdin's own buffer is 8 KiB).
+    let input = io::BufReader::with_capacity(1 << 20, io::stdin().lock());
+    serve_lines(tool, root, input, &mut io::stdout().lock(), limit)?;
+    Ok(EXIT_OK)
+}
+
+/// JSON lines: one request per line in, one envelope per line out (never
+/// pretty). A bad line is answered and the loop goes on; only end of input
+/// (or a broken stdout) ends it.
+fn serve_lines(
+    tool: &WriteTool,
+    root: &Root,
+    mut input: impl BufRead,
+    out: &mut impl Write,
+    limit: usize,
+) -> Result<(), String> {
+    while let Some(request) = input::request(&mut input, limit, true)? {
+        let envelope = answer(tool, root, request);
+        emit(out, &envelope, false)?;
+    }
+    Ok(())
+}
+
+/// One request's envelope. Input that is not UTF-8 cannot reach the guest
+/// (it takes strings), so the host answers it; so is a request over the
+/// size limit, which is never buffered whole.
+fn answer(tool: &WriteTool, root: &Root, request: Request) -> String {
+    match request {
+        Request::Complete(input) => match String::from_utf8(input) {
+            Ok(text) => tool.call(root, &text),
+            Err(_) => invalid_request("Invalid JSON arguments: input is not valid UTF-8."),
+        },
+        Request::TooLong(limit) => invalid_request(&format!(
+            "Request is over the limit of {limit} bytes; it was not read."
+        )),
+    }
+}
+
+/// `write-tool serve --ws ADDR`: the same requests over WebSocket.
+pub(crate) fn serve_ws(
+    tool: WriteTool,
+    root: Root,
+    addr: SocketAddr,
+    allowed_origins: Vec<String>,
+    limit: usize,
+) -> Result<u8, String> {
+    let options = WsOptions {
+        max_message_bytes: limit,
+        allowed_origins,
+    };
+    runtime()?.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        eprintln!("write-tool: serving ws://{local}");
+        write_tool::ws::serve(Arc::new(tool), Arc::new(root), listener, options)
+            .await
+            .map_err(|e| format!("WebSocket server failed: {e}"))
+    })?;
+    Ok(EXIT_OK)
+}
+
+/// `write-tool mcp`: the Model Context Protocol on stdin and stdout.
+pub(crate) fn mcp(tool: WriteTool, root: Root, limit: usize) -> Result<u8, String> {
+    input::widen_stdin_pipe();
+    let server = McpServer::new(Arc::new(tool), Arc::new(root))
+        .map_err(|e| format!("cannot start the MCP server: {e}"))?;
+    runtime()?
+        .block_on(server.serve_stdio(limit))
+        .map_err(|e| format!("MCP server failed: {e}"))?;
+    Ok(EXIT_OK)
+}
+
+/// The async runtime of the network servers. Calls themselves run on its
+/// blocking threads, as many at once as the tool has instance slots.
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+/// `write-tool component`: the embedded `.wasm`, byte for byte.
+pub(crate) fn component(out: Option<&Path>) -> Result<u8, String> {
+    match out {
+        Some(path) => std::fs::write(path, COMPONENT)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        None => io::stdout()
+            .lock()
+            .write_all(COMPONENT)
+            .map_err(|e| format!("cannot write to stdout: {e}"))?,
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,194 @@
+//! The command line, and its lowering into the library's [`Options`].
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use write_tool::{CompileCache, Durability, Options};
+
+/// Write files for AI agents, sandboxed in a WebAssembly component.
+#[derive(Debug, Parser)]
+#[command(name = "write-tool", version, about, long_about = None)]
+pub(crate) struct Cli {
+    /// Project root: the only directory the tool can touch (default: the
+    /// current directory). Give it again to allow more directories:
+    /// relative paths resolve against the first, and `write_file` calls may
+    /// name absolute paths inside any of them.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) root: Vec<PathBuf>,
+
+    /// Pretty-print the envelope.
+    #[arg(long, global = true)]
+    pub(crate) pretty: bool,
+
+    /// Largest content accepted, in bytes.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = Options::default().max_content_bytes)]
+    max_content_bytes: u64,
+
+    /// Largest request `call` and `serve` read, in bytes (default: four
+    /// times --max-content-bytes plus 1 MiB, room for JSON escapes). A longer
+    /// request is answered with INVALID_PARAM without being buffered.
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_request_bytes: Option<u64>,
+
+    /// Accept empty content (creates or truncates to an empty file).
+    #[arg(long, global = true)]
+    allow_empty: bool,
+
+    /// Wall-time bound on one call, in milliseconds.
+    #[arg(long, global = true, value_name = "MS", default_value_t = 30_000)]
+    timeout_ms: u64,
+
+    /// Bound on the diff algorithm, in milliseconds, for the largest texts
+    /// (64 MiB of old and new content); smaller ones get a share in
+    /// proportion, at least 1/32 of it. Past it the diff is coarser but
+    /// still correct.
+    #[arg(long, global = true, value_name = "MS", default_value_t = 1_000)]
+    diff_timeout_ms: u64,
+
+    /// Cap on the component's memory, in MiB (at least 8: the component's
+    /// memory starts at 8 MiB).
+    #[arg(long, global = true, value_name = "MIB", default_value_t = 1024,
+          value_parser = clap::value_parser!(u64).range(8..))]
+    memory_limit_mib: u64,
+
+    /// Protect paths matching this glob (repeatable): a pattern without '/'
+    /// matches any name in the path ('*.pem'), one with '/' matches the path
+    /// or an ancestor ('config/prod').
+    #[arg(long, global = true, value_name = "GLOB")]
+    protect: Vec<String>,
+
+    /// Do not protect '.git' (protected by default, in any letter case).
+    #[arg(long, global = true)]
+    no_default_protect: bool,
+
+    /// Preopen the root read-only: every write is refused with
+    /// PERMISSION_DENIED; dry runs still work.
+    #[arg(long, global = true)]
+    read_only: bool,
+
+    /// Which syncs a write makes: 'full' (file and directory), 'file', or
+    /// 'none' (tmpfs, CI, scratch trees: atomic but not durable).
+    #[arg(long, global = true, value_enum, default_value_t = Sync::Full)]
+    sync: Sync,
+
+    /// Keep compiled code in this directory (default: $WRITE_TOOL_CACHE_DIR,
+    /// else $XDG_CACHE_HOME/write-tool, else ~/.cache/write-tool).
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+
+    /// Compile the component in this process, without the cache (also:
+    /// WRITE_TOOL_CACHE=off).
+    #[arg(long, global = true)]
+    no_cache: bool,
+
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Sync {
+    Full,
+    File,
+    None,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Write one file. Content comes from --content, --content-file, or stdin.
+    Write {
+        /// Path relative to the root, with '/' separators.
+        path: String,
+        /// Compute the diff, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// The content, given inline.
+        #[arg(long, conflicts_with = "content_file")]
+        content: Option<String>,
+        /// Read the content from this file.
+        #[arg(long, value_name = "FILE")]
+        content_file: Option<PathBuf>,
+    },
+    /// Run one tool call read from stdin: the arguments object, or
+    /// {"name": "Write", "arguments": {...}}.
+    Call,
+    /// Answer one JSON request per stdin line with one envelope per stdout
+    /// line, until end of input; or, with --ws, one request per WebSocket
+    /// text message.
+    Serve {
+        /// Serve WebSocket connections on this address instead of stdin
+        /// (for example 127.0.0.1:8765; port 0 picks a free port, printed
+        /// on stderr).
+        #[arg(long, value_name = "ADDR")]
+        ws: Option<SocketAddr>,
+        /// Allow --ws on an address that is not loopback. Anyone who can
+        /// reach it can write files under the roots.
+        #[arg(long, requires = "ws")]
+        ws_allow_remote: bool,
+        /// Accept browser connections from this origin too (repeatable;
+        /// loopback origins are always accepted), for example
+        /// https://tool.example.com.
+        #[arg(long, value_name = "ORIGIN", requires = "ws")]
+        ws_origin: Vec<String>,
+    },
+    /// Serve the tool over the Model Context Protocol on stdin/stdout
+    /// (tools `Write` and `write_file`).
+    Mcp,
+    /// Write the WebAssembly component this binary runs, for other hosts
+    /// (wasmtime, wasmtime-py, jco).
+    Component {
+        /// Write it to this file instead of stdout.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Print the tool definition (name, description, parameter schema).
+    Schema,
+}
+
+/// Calls the network servers (`mcp`, `serve --ws`) run at once; more wait.
+const SERVER_CALLS: u32 = 8;
+
+impl Cli {
+    /// The library options the flags ask for.
+    pub(crate) fn options(&self) -> Options {
+        Options {
+            max_content_bytes: self.max_content_bytes,
+            allow_empty: self.allow_empty,
+            memory_limit_bytes: usize::try_from(self.memory_limit_mib.saturating_mul(1024 * 1024))
+                .unwrap_or(usize::MAX),
+            timeout: Duration::from_millis(self.timeout_ms),
+            diff_timeout: Duration::from_millis(self.diff_timeout_ms),
+            default_protect: !self.no_default_protect,
+            protect: self.protect.clone(),
+            read_only: self.read_only,
+            durability: match self.sync {
+                Sync::Full => Durability::Full,
+                Sync::File => Durability::File,
+                Sync::None => Durability::None,
+            },
+            cache: match (self.no_cache, &self.cache_dir) {
+                (true, _) => CompileCache::Disabled,
+                (false, Some(dir)) => CompileCache::Dir(dir.clone()),
+                (false, None) => CompileCache::from_env(),
+            },
+            // `write`, `call` and `serve` make one call at a time (plus the
+            // start-up check); the network servers take a few at once.
+            max_concurrent_calls: match self.command {
+                Command::Mcp | Command::Serve { ws: Some(_), .. } => SERVER_CALLS,
+                _ => 2,
+            },
+            ..Options::default()
+        }
+    }
+
+    /// The longest request `call`, `serve` and the servers read.
+    pub(crate) fn request_limit(&self) -> usize {
+        let limit = self.max_request_bytes.unwrap_or_else(|| {
+            self.max_content_bytes
+                .saturating_mul(4)
+                .saturating_add(1 << 20)
+        });
+        usize::try_from(limit).unwrap_or(usize::MAX)
+    }
+}

@@ -1,0 +1,91 @@
+//! Reading content and requests from the command line's inputs.
+
+use std::io::{self, BufRead, Read};
+use std::path::PathBuf;
+
+/// The content of `write`: given inline, read from a file, or read from
+/// stdin.
+pub(crate) fn content(inline: Option<String>, file: Option<PathBuf>) -> Result<String, String> {
+    let bytes = match (inline, file) {
+        (Some(content), _) => return Ok(content),
+        (None, Some(file)) => {
+            std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?
+        }
+        (None, None) => {
+            let mut bytes = Vec::new();
+            io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
+            bytes
+        }
+    };
+    String::from_utf8(bytes)
+        .map_err(|_| "content is not valid UTF-8; the tool writes UTF-8 text".to_owned())
+}
+
+/// A request as read from stdin.
+pub(crate) enum Request {
+    Complete(Vec<u8>),
+    /// Longer than the limit (given): skipped, not buffered.
+    TooLong(usize),
+}
+
+/// Read up to and excluding the next `\n` (or end of input), keeping at most
+/// `limit` bytes. `None` at end of input.
+pub(crate) fn request(
+    input: &mut impl BufRead,
+    limit: usize,
+    until_newline: bool,
+) -> Result<Option<Request>, String> {
+    let mut buffer = Vec::new();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = input
+            .fill_buf()
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (take, done) = match until_newline
+            .then(|| memchr::memchr(b'\n', chunk))
+            .flatten()
+        {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long && buffer.len() + take <= limit {
+            buffer.extend_from_slice(&chunk[..take]);
+        } else {
+            too_long = true;
+            buffer = Vec::new();
+        }
+        input.consume(if done { take + 1 } else { take });
+        if done {
+            break;
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    if too_long {
+        return Ok(Some(Request::TooLong(limit)));
+    }
+    if until_newline && buffer.last() == Some(&b'\r') {
+        buffer.pop();
+    }
+    Ok(Some(Request::Complete(buffer)))
+}
+
+/// Let large requests through a stdin pipe in fewer, larger pieces. A pipe
+/// holds 64 KiB by default, so a 1 MiB request wakes this process and its
+/// writer 16 times; 1 MiB is the most an unprivileged process may ask for.
+/// Nothing changes when stdin is not a pipe or the system says no.
+#[cfg(target_os = "linux")]
+pub(crate) fn widen_stdin_pipe() {
+    let _ = rustix::pipe::fcntl_setpipe_size(io::stdin(), 1 << 20);
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn widen_stdin_pipe() {}

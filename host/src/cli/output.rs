@@ -1,0 +1,36 @@
+//! What the command line writes: envelopes on stdout, and its exit status.
+
+use std::io::Write;
+
+use serde_json::Value;
+use write_tool::wire::Status;
+
+/// Exit status for `success` and `partial` envelopes.
+pub(crate) const EXIT_OK: u8 = 0;
+/// Exit status for an `error` envelope.
+pub(crate) const EXIT_ERROR_ENVELOPE: u8 = 1;
+/// Exit status for a usage or host failure (message on stderr, no
+/// envelope).
+pub(crate) const EXIT_USAGE: u8 = 2;
+
+/// Write one envelope (or other JSON document) as a line of stdout.
+pub(crate) fn emit(out: &mut impl Write, json: &str, pretty: bool) -> Result<(), String> {
+    let text = if pretty {
+        serde_json::from_str::<Value>(json)
+            .and_then(|v| serde_json::to_string_pretty(&v))
+            .unwrap_or_else(|_| json.to_owned())
+    } else {
+        json.to_owned()
+    };
+    writeln!(out, "{text}")
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write to stdout: {e}"))
+}
+
+/// The exit status for an envelope.
+pub(crate) fn exit_code(envelope: &str) -> u8 {
+    match Status::of_json(envelope) {
+        Some(Status::Success | Status::Partial) => EXIT_OK,
+        _ => EXIT_ERROR_ENVELOPE,
+    }
+}
