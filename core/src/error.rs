@@ -139,7 +139,7 @@ impl ToolError {
     #[cold]
     pub fn from_io(err: &io::Error, doing: &str) -> Self {
         use io::ErrorKind as K;
-        if is_sandbox_refusal(err) {
+        if crate::fs::sys::is_sandbox_refusal(err) {
             return Self::outside_root();
         }
         match err.kind() {
@@ -163,22 +163,6 @@ impl ToolError {
             _ => Self::execution(format!("I/O error while {doing}.")),
         }
     }
-}
-
-/// `EPERM` as the guest sees it. wasmtime-wasi reports a path that escapes
-/// the preopen (cap-std's "a path led outside of the filesystem") as
-/// `not-permitted`, which wasi-libc turns into `EPERM`; a real permission
-/// refusal arrives as `access` / `EACCES`. Natively, `EPERM` is an ordinary
-/// permission error and no sandbox sits below us.
-#[cfg(target_os = "wasi")]
-fn is_sandbox_refusal(err: &io::Error) -> bool {
-    // wasi-libc's <errno.h>: EPERM is 63.
-    err.raw_os_error() == Some(63)
-}
-
-#[cfg(not(target_os = "wasi"))]
-fn is_sandbox_refusal(_err: &io::Error) -> bool {
-    false
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ pub mod tool;
 
 pub use error::{ErrorCode, ToolError};
 pub use params::Request;
+pub use roots::Roots;
 pub use tool::{Config, call, write};
 pub use write_tool_wire as wire;
 pub use write_tool_wire::Envelope;

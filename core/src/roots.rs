@@ -1,4 +1,4 @@
-//! Seed-004 mode (SPEC §9): several allowed roots, and absolute paths.
+//! Several roots (`docs/contract.md#several-roots`), and absolute paths.
 //!
 //! A `Write` call names a file relative to the project root and nothing
 //! else. A `write_file` call may also name it by an absolute path inside
@@ -8,39 +8,32 @@
 //! lexically, longest root first, and never learns more about the host's
 //! file system than those names.
 
-use std::path::{Path, PathBuf};
-
+use write_tool_wire::request::ToolName;
 use write_tool_wire::roots::{self, absolute_names};
 
 use crate::error::ToolError;
+use crate::fs::Dir;
 use crate::path::{self, RelPath};
 
-/// Another directory `write_file` calls may write under.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A directory calls may write under, and the absolute spellings that
+/// address it (`/srv/data`). The first spelling prefixes the root's files
+/// in `path_resolved` when it is not the project root.
+#[derive(Debug)]
 pub struct AllowedRoot {
-    /// Where the I/O goes. Inside the component this is the name of the
-    /// root's own preopen, which starts with `../` (see [`AllowedRoots`]).
-    pub dir: PathBuf,
-    /// Absolute spellings that address this root (`/srv/data`). The first
-    /// one prefixes this root's files in `path_resolved`.
+    /// The handle every access goes through.
+    pub dir: Dir,
+    /// Absolute spellings of the root; empty when it has none (then no
+    /// absolute path reaches it).
     pub names: Vec<String>,
 }
 
-/// The roots a call may reach besides the project root itself.
-///
-/// Inside the component every root is its own preopen. wasi-libc maps a
-/// path to the preopen whose name is its longest prefix, after stripping a
-/// leading `/` or `./`; the project root is the preopen `.`. A preopen named
-/// `/srv/data` would therefore also catch the project-relative path
-/// `srv/data/x`. Names beginning with `../` cannot be caught that way: the
-/// guest never builds a project path whose first name is `..`. That is why
-/// [`AllowedRoots::check`] insists on them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AllowedRoots {
-    /// Absolute spellings of the project root. Empty (the default): no
-    /// absolute path is accepted.
-    pub project: Vec<String>,
-    /// The other roots, in the order the host gave them.
+/// The roots one call may reach.
+#[derive(Debug)]
+pub struct Roots {
+    /// The project root: relative paths resolve against it.
+    pub project: AllowedRoot,
+    /// The other roots, reachable by `write_file` calls that name an
+    /// absolute path inside them.
     pub others: Vec<AllowedRoot>,
 }
 
@@ -48,7 +41,7 @@ pub struct AllowedRoots {
 #[derive(Debug)]
 pub struct Located<'a> {
     /// The directory the I/O is relative to.
-    pub dir: &'a Path,
+    pub dir: &'a Dir,
     /// `None` for the project root; the root's first absolute name for
     /// another root (it prefixes `path_resolved`).
     pub prefix: Option<&'a str>,
@@ -56,75 +49,93 @@ pub struct Located<'a> {
     pub rel: RelPath,
 }
 
-impl AllowedRoots {
-    /// Refuse a configuration the guest could not route safely: a name that
-    /// is not an absolute POSIX path, a root without names, or a preopen
-    /// whose name does not start with `../`.
-    pub fn check(&self) -> Result<(), String> {
-        for root in &self.others {
-            let dir = root.dir.to_str().unwrap_or_default();
-            let ok = dir.starts_with("../")
-                && dir[3..].split('/').all(|n| !matches!(n, "" | "." | ".."));
-            if !ok {
-                return Err(format!(
-                    "root preopen '{dir}' must be named '../<name>' with plain names after it"
-                ));
-            }
-            if root.names.is_empty() {
-                return Err(format!("root preopen '{dir}' has no absolute name"));
-            }
+impl Roots {
+    /// The project root alone, with no absolute names.
+    pub fn single(dir: Dir) -> Roots {
+        Roots {
+            project: AllowedRoot {
+                dir,
+                names: Vec::new(),
+            },
+            others: Vec::new(),
         }
-        let names = self
-            .project
-            .iter()
-            .chain(self.others.iter().flat_map(|r| &r.names));
-        for name in names {
-            if absolute_names(name).is_none() {
-                return Err(format!("root name '{name}' is not an absolute POSIX path"));
-            }
-        }
-        Ok(())
     }
 
-    /// Place a `write_file` path: relative paths resolve against the project
-    /// root, absolute ones against the allowed root that holds them.
-    pub fn locate_write_file<'a>(
-        &'a self,
-        project: &'a Path,
-        path: &str,
-    ) -> Result<Located<'a>, ToolError> {
-        if !path::is_absolute(path) {
+    /// Place the path of a call to `tool`: relative paths resolve against
+    /// the project root; absolute ones are refused for `Write`, and for
+    /// `write_file` resolve against the allowed root that holds them.
+    pub fn locate(&self, tool: ToolName, path: &str) -> Result<Located<'_>, ToolError> {
+        if tool == ToolName::Write || !path::is_absolute(path) {
             return Ok(Located {
-                dir: project,
+                dir: &self.project.dir,
                 prefix: None,
                 rel: RelPath::parse(path)?,
             });
         }
         path::check_characters(path)?;
-        let project_names = self.project.iter().map(|n| (None, n.as_str()));
-        let other_names = self
-            .others
-            .iter()
-            .flat_map(|root| root.names.iter().map(move |n| (Some(root), n.as_str())));
-        let (root, rest) = roots::locate(path, project_names.chain(other_names))
-            .ok_or_else(|| ToolError::not_allowed(path))?;
+        let names = std::iter::once(&self.project)
+            .chain(&self.others)
+            .enumerate()
+            .flat_map(|(i, root)| root.names.iter().map(move |n| (i, n.as_str())));
+        let (index, rest) =
+            roots::locate(path, names).ok_or_else(|| ToolError::not_allowed(path))?;
         if rest.is_empty() || path.ends_with('/') {
             return Err(ToolError::is_directory());
         }
         let rel = RelPath::from_names(rest);
-        Ok(match root {
-            None => Located {
-                dir: project,
-                prefix: None,
-                rel,
+        Ok(
+            match index.checked_sub(1).and_then(|i| self.others.get(i)) {
+                None => Located {
+                    dir: &self.project.dir,
+                    prefix: None,
+                    rel,
+                },
+                Some(root) => Located {
+                    dir: &root.dir,
+                    prefix: root.names.first().map(|n| n.trim_end_matches('/')),
+                    rel,
+                },
             },
-            Some(root) => Located {
-                dir: &root.dir,
-                prefix: root.names.first().map(|n| n.trim_end_matches('/')),
-                rel,
-            },
-        })
+        )
     }
+}
+
+/// Refuse root names the component could not route safely: a name that is
+/// not an absolute POSIX path, another root without names, or a preopen
+/// name for another root that does not start with `../`.
+///
+/// wasi-libc routes a path to the preopen whose name is its longest prefix,
+/// after stripping a leading `/` or `./`, and the project root is the
+/// preopen `.`: a preopen named `/srv/data` would also catch the
+/// project-relative path `srv/data/x` in a program that opens files by
+/// path. Names beginning with `../` cannot be caught that way, since no
+/// project path starts with `..`.
+pub fn check_names<'a>(
+    project: &[String],
+    others: impl IntoIterator<Item = (&'a str, &'a [String])>,
+) -> Result<(), String> {
+    let mut names: Vec<&String> = project.iter().collect();
+    for (preopen, root_names) in others {
+        let ok = preopen.starts_with("../")
+            && preopen[3..]
+                .split('/')
+                .all(|n| !matches!(n, "" | "." | ".."));
+        if !ok {
+            return Err(format!(
+                "root preopen '{preopen}' must be named '../<name>' with plain names after it"
+            ));
+        }
+        if root_names.is_empty() {
+            return Err(format!("root preopen '{preopen}' has no absolute name"));
+        }
+        names.extend(root_names);
+    }
+    for name in names {
+        if absolute_names(name).is_none() {
+            return Err(format!("root name '{name}' is not an absolute POSIX path"));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -132,16 +143,19 @@ mod tests {
     use super::*;
     use crate::error::ErrorCode;
 
-    fn roots() -> AllowedRoots {
-        AllowedRoots {
-            project: vec!["/home/u/proj".into()],
+    fn roots() -> Roots {
+        Roots {
+            project: AllowedRoot {
+                dir: Dir::from_path("."),
+                names: vec!["/home/u/proj".into()],
+            },
             others: vec![
                 AllowedRoot {
-                    dir: "../roots/1".into(),
+                    dir: Dir::from_path("../roots/1"),
                     names: vec!["/srv/data/".into(), "/data".into()],
                 },
                 AllowedRoot {
-                    dir: "../roots/2".into(),
+                    dir: Dir::from_path("../roots/2"),
                     names: vec!["/home/u/proj/vendor".into()],
                 },
             ],
@@ -154,10 +168,10 @@ mod tests {
     fn place(path: &str) -> Result<Placed, (ErrorCode, String)> {
         let roots = roots();
         roots
-            .locate_write_file(Path::new("."), path)
+            .locate(ToolName::WriteFile, path)
             .map(|l| {
                 (
-                    l.dir.display().to_string(),
+                    l.dir.path().display().to_string(),
                     l.prefix.map(str::to_owned),
                     l.rel.into_names(),
                 )
@@ -242,18 +256,13 @@ mod tests {
 
     #[test]
     fn configurations_that_could_misroute_are_refused() {
-        assert!(roots().check().is_ok());
-        let mut bad = roots();
-        bad.others[0].dir = "/srv/data".into();
-        assert!(bad.check().is_err());
-        let mut bad = roots();
-        bad.others[0].dir = "../../x".into();
-        assert!(bad.check().is_err());
-        let mut bad = roots();
-        bad.project = vec!["relative".into()];
-        assert!(bad.check().is_err());
-        let mut bad = roots();
-        bad.others[1].names.clear();
-        assert!(bad.check().is_err());
+        let project = vec!["/home/u/proj".to_owned()];
+        let data = ["/srv/data/".to_owned(), "/data".to_owned()];
+        let none: Vec<String> = Vec::new();
+        assert!(check_names(&project, [("../roots/1", &data[..])]).is_ok());
+        assert!(check_names(&project, [("/srv/data", &data[..])]).is_err());
+        assert!(check_names(&project, [("../../x", &data[..])]).is_err());
+        assert!(check_names(&["relative".to_owned()], []).is_err());
+        assert!(check_names(&project, [("../roots/1", &none[..])]).is_err());
     }
 }

@@ -174,16 +174,20 @@ trait Mode {
 /// `write_tool_core::call` on `std::fs`.
 struct Native<'w> {
     w: &'w Workload,
-    dir: tempfile::TempDir,
+    _dir: tempfile::TempDir,
+    roots: write_tool_core::Roots,
     config: write_tool_core::Config,
     swept: std::collections::HashSet<String>,
 }
 
 impl<'w> Native<'w> {
     fn new(w: &'w Workload) -> Self {
+        let dir = fresh_root(w);
+        let roots = write_tool_core::Roots::single(write_tool_core::fs::Dir::from_path(dir.path()));
         Native {
             w,
-            dir: fresh_root(w),
+            _dir: dir,
+            roots,
             config: write_tool_core::Config::default(),
             swept: std::collections::HashSet::new(),
         }
@@ -200,7 +204,7 @@ impl Mode for Native<'_> {
         let parent = path.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
         self.config.sweep_temps = self.swept.insert(parent);
         let start = Instant::now();
-        let envelope = write_tool_core::call(self.dir.path(), request, &self.config);
+        let envelope = write_tool_core::call(&self.roots, request, &self.config);
         let elapsed = start.elapsed();
         assert!(envelope.error.is_none(), "{}", envelope.text);
         elapsed

@@ -1,0 +1,133 @@
+//! The one place that touches the file system: resolution of a path under
+//! the root, reading the old file, and the atomic write.
+//!
+//! Every operation goes through a directory handle ([`Dir`]) and a path
+//! relative to it, never through an absolute or ambient path: inside the
+//! component the root handle is the host's preopen, so the capability
+//! layer stands behind every check made here ([`sys`]).
+//!
+//! - [`resolve`]: the walk down the path, links followed by the tool itself;
+//! - [`read_existing`]: the file a write replaces;
+//! - [`write_atomic`] and [`create_parents`]: the write itself;
+//! - [`temps`]: the tool's temp files, and the sweep of leftovers.
+
+mod read;
+mod resolve;
+pub mod sys;
+pub mod temps;
+mod write;
+
+pub use read::{Existing, read_existing};
+pub use resolve::{Resolved, TargetKind, resolve};
+pub use sys::Dir;
+pub use write::{Durability, create_parents, remove_dirs, write_atomic};
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::Path;
+    use std::time::{Duration, SystemTime};
+
+    use super::*;
+    use crate::error::ErrorCode;
+    use crate::path::RelPath;
+
+    fn resolve_in(root: &Path, path: &str) -> Result<Resolved, ErrorCode> {
+        let rel = RelPath::parse(path).map_err(|e| e.code)?;
+        resolve(&Dir::from_path(root), rel).map_err(|e| e.code)
+    }
+
+    #[test]
+    fn missing_parents_are_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("a")).unwrap();
+        let r = resolve_in(dir.path(), "a/b/c/f.txt").unwrap();
+        assert_eq!(r.kind, TargetKind::Missing);
+        assert_eq!(r.existing_dirs, 1);
+        assert!(r.creates_dirs());
+        assert_eq!(r.parent_display().as_deref(), Some("a/b/c"));
+        let r = resolve_in(dir.path(), "a/f.txt").unwrap();
+        assert!(!r.creates_dirs());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_inside_are_followed_and_outside_refused() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        fs::create_dir_all(root.join("real")).unwrap();
+        symlink("real", root.join("alias")).unwrap();
+        symlink("../outside", root.join("out")).unwrap();
+        symlink("/tmp", root.join("abs")).unwrap();
+        symlink("loop", root.join("loop")).unwrap();
+        symlink("../root/real", root.join("back")).unwrap();
+        let r = resolve_in(&root, "alias/f.txt").unwrap();
+        assert_eq!(r.display(), "real/f.txt");
+        for refused in ["out/f.txt", "abs/f.txt", "loop", "back/f"] {
+            assert_eq!(
+                resolve_in(&root, refused).unwrap_err(),
+                ErrorCode::AccessDenied,
+                "{refused}"
+            );
+        }
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("f.txt"), "old").unwrap();
+        let handle = Dir::from_path(dir.path());
+        write_atomic(
+            &handle,
+            "f.txt",
+            b"new",
+            Some(SystemTime::now()),
+            Durability::Full,
+        )
+        .unwrap();
+        assert_eq!(fs::read(dir.path().join("f.txt")).unwrap(), b"new");
+        assert_eq!(names(dir.path()), ["f.txt"]);
+    }
+
+    #[test]
+    fn stale_temps_of_the_tools_pattern_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let handle = Dir::from_path(dir.path());
+        let stale = dir.path().join(".wt-0123456789abcdef.tmp");
+        let lookalike = dir.path().join(".wt-0123456789ABCDEF.tmp");
+        let other = dir.path().join("user.tmp");
+        for path in [&stale, &lookalike, &other] {
+            fs::write(path, "left over").unwrap();
+        }
+        let started = SystemTime::now() + temps::STALE_TEMP_AGE + Duration::from_secs(1);
+        write_atomic(&handle, "f.txt", b"x", Some(started), Durability::None).unwrap();
+        assert!(!stale.exists());
+        assert!(lookalike.exists() && other.exists());
+        // Temp files about as new as the write belong to a live writer.
+        let fresh = dir.path().join(".wt-fedcba9876543210.tmp");
+        fs::write(&fresh, "in flight").unwrap();
+        write_atomic(
+            &handle,
+            "f.txt",
+            b"y",
+            Some(SystemTime::now()),
+            Durability::File,
+        )
+        .unwrap();
+        assert!(fresh.exists());
+        // Without a sweep, even a stale one stays.
+        fs::write(&stale, "left over").unwrap();
+        write_atomic(&handle, "f.txt", b"z", None, Durability::None).unwrap();
+        assert!(stale.exists());
+    }
+}

@@ -1,0 +1,174 @@
+//! The platform layer natively: a handle is a directory's path, and each
+//! operation is a `std::fs` call on a path below it.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use super::{Kind, Stat};
+
+/// A directory, by its path.
+#[derive(Debug, Clone)]
+pub struct Dir {
+    path: PathBuf,
+}
+
+/// An open file.
+#[derive(Debug)]
+pub struct File {
+    file: fs::File,
+}
+
+/// The directories the host preopened: natively there is no host, and
+/// none.
+pub fn preopens() -> Vec<(Dir, String)> {
+    Vec::new()
+}
+
+impl Dir {
+    /// The directory at `path`. Nothing is opened: natively a handle is
+    /// its path, and no sandbox sits below the tool's own checks.
+    pub fn from_path(path: impl Into<PathBuf>) -> Dir {
+        Dir { path: path.into() }
+    }
+
+    /// The directory's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn join(&self, rel: &str) -> PathBuf {
+        if rel.is_empty() {
+            self.path.clone()
+        } else {
+            self.path.join(rel)
+        }
+    }
+
+    /// What `rel` is, not following a final link.
+    pub fn stat_at(&self, rel: &str) -> io::Result<Stat> {
+        stat(&fs::symlink_metadata(self.join(rel))?)
+    }
+
+    /// The target of the link `rel`, if it is text.
+    pub fn read_link_at(&self, rel: &str) -> io::Result<Option<String>> {
+        Ok(fs::read_link(self.join(rel))?
+            .into_os_string()
+            .into_string()
+            .ok())
+    }
+
+    /// The directory `rel` below this one.
+    pub fn open_dir_at(&self, rel: &str) -> io::Result<Dir> {
+        Ok(Dir::from_path(self.join(rel)))
+    }
+
+    /// Create the directory `rel`.
+    pub fn create_dir_at(&self, rel: &str) -> io::Result<()> {
+        fs::create_dir(self.join(rel))
+    }
+
+    /// Remove the empty directory `rel`.
+    pub fn remove_dir_at(&self, rel: &str) -> io::Result<()> {
+        fs::remove_dir(self.join(rel))
+    }
+
+    /// Open the file `rel` for reading.
+    pub fn open_read_at(&self, rel: &str) -> io::Result<File> {
+        Ok(File {
+            file: fs::File::open(self.join(rel))?,
+        })
+    }
+
+    /// Create the file `name`, which must not exist, for writing.
+    pub fn create_new_at(&self, name: &str) -> io::Result<File> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(self.join(name))?;
+        Ok(File { file })
+    }
+
+    /// Rename `from` to `to`, both in this directory, replacing `to`.
+    pub fn rename_at(&self, from: &str, to: &str) -> io::Result<()> {
+        fs::rename(self.join(from), self.join(to))
+    }
+
+    /// Remove the file `name`.
+    pub fn unlink_at(&self, name: &str) -> io::Result<()> {
+        fs::remove_file(self.join(name))
+    }
+
+    /// Make the directory's entries durable.
+    pub fn sync(&self) -> io::Result<()> {
+        fs::File::open(&self.path)?.sync_all()
+    }
+
+    /// The names in this directory that `keep` accepts.
+    pub fn names(&self, keep: impl Fn(&str) -> bool) -> io::Result<Vec<String>> {
+        Ok(fs::read_dir(&self.path)?
+            .flatten()
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter(|name| keep(name))
+            .collect())
+    }
+}
+
+impl File {
+    /// What the open file is.
+    pub fn stat(&self) -> io::Result<Stat> {
+        stat(&self.file.metadata()?)
+    }
+
+    /// The whole file, whose size is `len` (more or less is fine).
+    pub fn read_all(&self, len: u64) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        // Through `take`: `File::read_to_end` would ask for the metadata
+        // again to size a buffer that is sized already.
+        (&self.file).take(u64::MAX).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Write `content` at the start of the file.
+    pub fn write_all(&self, content: &[u8]) -> io::Result<()> {
+        write_all_at(&self.file, content)
+    }
+
+    /// Make the file's content durable.
+    pub fn sync(&self) -> io::Result<()> {
+        self.file.sync_all()
+    }
+}
+
+#[cfg(unix)]
+fn write_all_at(file: &fs::File, content: &[u8]) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, content, 0)
+}
+
+#[cfg(not(unix))]
+fn write_all_at(mut file: &fs::File, content: &[u8]) -> io::Result<()> {
+    io::Write::write_all(&mut file, content)
+}
+
+fn stat(meta: &fs::Metadata) -> io::Result<Stat> {
+    let file_type = meta.file_type();
+    let kind = if file_type.is_symlink() {
+        Kind::Symlink
+    } else if file_type.is_dir() {
+        Kind::Directory
+    } else if file_type.is_file() {
+        Kind::File
+    } else {
+        Kind::Other
+    };
+    #[cfg(unix)]
+    let link_count = std::os::unix::fs::MetadataExt::nlink(meta);
+    #[cfg(not(unix))]
+    let link_count = 1;
+    Ok(Stat {
+        kind,
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        link_count,
+    })
+}

@@ -1,0 +1,129 @@
+//! The atomic write (`docs/contract.md#writing`): missing parents created,
+//! content written to a temp file beside the target, synced, and renamed
+//! over it.
+
+use std::io;
+use std::time::SystemTime;
+
+use super::resolve::Resolved;
+use super::sys::{Dir, Kind};
+use super::temps;
+
+/// How hard a write works to survive a power cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Sync the file before the rename and the directory after it (the
+    /// default): once the call answers, the new content survives a crash.
+    #[default]
+    Full,
+    /// Sync the file only: the content is never torn, but the rename itself
+    /// may be lost in a crash.
+    File,
+    /// No syncs (tmpfs, CI, scratch trees): still atomic for every reader,
+    /// not durable.
+    None,
+}
+
+/// How many times a write starts over with a new temp file when its rename
+/// finds the temp file gone (a sweep beside it took it for a dead
+/// writer's).
+const RENAME_ATTEMPTS: u32 = 8;
+
+/// How many names a write tries for its temp file before giving up (a
+/// collision needs another writer to have drawn the same 64 random bits).
+const TEMP_NAME_ATTEMPTS: u32 = 16;
+
+/// Create the missing parent directories of `resolved` under `root`,
+/// returning those actually created (outermost first, root-relative) so
+/// that a failed write can remove them again.
+pub fn create_parents(root: &Dir, resolved: &Resolved) -> io::Result<Vec<String>> {
+    let mut created = Vec::new();
+    for depth in resolved.existing_dirs..resolved.parent().len() {
+        let dir = resolved.names[..=depth].join("/");
+        match root.create_dir_at(&dir) {
+            Ok(()) => created.push(dir),
+            // Made by someone else meanwhile: fine, if it is a directory.
+            Err(e)
+                if e.kind() == io::ErrorKind::AlreadyExists
+                    && root
+                        .stat_at(&dir)
+                        .is_ok_and(|stat| stat.kind == Kind::Directory) => {}
+            Err(e) => {
+                remove_dirs(root, &created);
+                return Err(e);
+            }
+        }
+    }
+    Ok(created)
+}
+
+/// Remove directories created for a write that then failed (innermost
+/// first). Only empty directories go; anything else is left alone.
+pub fn remove_dirs(root: &Dir, created: &[String]) {
+    for dir in created.iter().rev() {
+        let _ = root.remove_dir_at(dir);
+    }
+}
+
+/// Replace `name` in `dir` with `content` atomically: write a temp file
+/// beside it (created exclusively), sync it, rename it over the target, then
+/// sync the directory. On failure the temp file is removed through `dir`,
+/// and the target is untouched.
+///
+/// With `sweep_from` (the write's start), the tool's temp files that a
+/// killed writer left in `dir` are removed first ([`temps::remove_stale`]).
+/// A writer that loses its own temp file to such a sweep all the same (a
+/// sync slower than [`temps::STALE_TEMP_AGE`]) notices when its rename
+/// finds nothing, and starts over.
+pub fn write_atomic(
+    dir: &Dir,
+    name: &str,
+    content: &[u8],
+    sweep_from: Option<SystemTime>,
+    sync: Durability,
+) -> io::Result<()> {
+    if let Some(started) = sweep_from {
+        temps::remove_stale(dir, started);
+    }
+    let mut attempt = 0;
+    loop {
+        let (temp, file) = create_temp(dir)?;
+        let filled = (|| {
+            file.write_all(content)?;
+            if sync != Durability::None {
+                file.sync()?;
+            }
+            drop(file);
+            dir.rename_at(&temp, name)
+        })();
+        match filled {
+            Ok(()) => break,
+            Err(e) => {
+                let _ = dir.unlink_at(&temp);
+                attempt += 1;
+                if e.kind() != io::ErrorKind::NotFound || attempt >= RENAME_ATTEMPTS {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    if sync == Durability::Full {
+        // The file is synced already; a platform that cannot sync a
+        // directory (some WASI hosts) loses only the rename's durability.
+        let _ = dir.sync();
+    }
+    Ok(())
+}
+
+fn create_temp(dir: &Dir) -> io::Result<(String, super::sys::File)> {
+    let mut last_err = None;
+    for attempt in 0..TEMP_NAME_ATTEMPTS {
+        let name = temps::temp_name(attempt);
+        match dir.create_new_at(&name) {
+            Ok(file) => return Ok((name, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last_err.unwrap_or_else(|| io::Error::from(io::ErrorKind::AlreadyExists)))
+}

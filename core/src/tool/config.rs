@@ -1,0 +1,55 @@
+//! What the host chooses for every call.
+
+use std::time::Duration;
+
+use write_tool_wire::defaults;
+
+use crate::diff::DiffLimits;
+use crate::fs::Durability;
+use crate::protect::Protection;
+
+/// Host-chosen limits and switches.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Largest content accepted, in bytes.
+    pub max_content_bytes: u64,
+    /// Accept empty content.
+    pub allow_empty: bool,
+    /// Preview size and diff deadline.
+    pub diff: DiffLimits,
+    /// Paths the tool refuses to write.
+    pub protection: Protection,
+    /// The root is read-only: every write that would proceed is refused
+    /// with `PERMISSION_DENIED` (dry runs still work).
+    pub read_only: bool,
+    /// Which syncs a write makes.
+    pub durability: Durability,
+    /// Before a write, remove the tool's temp files that a killed writer
+    /// left in the target's directory ([`crate::fs::write_atomic`]).
+    /// Default true. Listing a directory costs time in proportion to its
+    /// entries, so a host that makes many writes may sweep only the first
+    /// write to each directory (the wasmtime host does).
+    pub sweep_temps: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_content_bytes: defaults::MAX_CONTENT_BYTES,
+            allow_empty: false,
+            diff: DiffLimits::default(),
+            protection: Protection::default(),
+            read_only: false,
+            durability: Durability::Full,
+            sweep_temps: true,
+        }
+    }
+}
+
+impl Config {
+    /// Set the diff timeout from milliseconds (see [`DiffLimits::time_for`]).
+    pub fn with_diff_timeout_ms(mut self, ms: u64) -> Self {
+        self.diff.timeout = Duration::from_millis(ms);
+        self
+    }
+}
