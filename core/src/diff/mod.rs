@@ -8,18 +8,23 @@
 //! about a millisecond, so a pathological one is stopped after a few tens of
 //! milliseconds, not after the whole [`DiffLimits::timeout`].
 //!
-//! The line operations come from `diff/ops.rs`: exactly the ones `similar`'s
-//! `TextDiff::diff_lines` with Myers would give, computed with less work.
+//! The line operations come from `diff/ops.rs`: exactly the ones
+//! `similar`'s `TextDiff::diff_lines` with Myers would give, computed with
+//! less work; `diff/render.rs` turns them into the preview.
 
+mod lines;
+mod numbering;
 mod ops;
+mod preflight;
+mod render;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use similar::udiff::UnifiedHunkHeader;
-use similar::{ChangeTag, DiffTag};
+use similar::DiffTag;
 
-pub(crate) use ops::same_bytes;
-use ops::{line_ops, lines};
+use lines::lines;
+pub(crate) use lines::same_bytes;
+use ops::line_ops;
 
 /// Lines of context around each change.
 pub const CONTEXT_LINES: usize = 3;
@@ -102,7 +107,7 @@ pub struct DiffSummary {
 /// Diff `old` against `new` for the file at root-relative `path`.
 pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummary {
     let allowed = limits.time_for(old.len().saturating_add(new.len()));
-    let deadline = std::time::Instant::now().checked_add(allowed);
+    let deadline = Instant::now().checked_add(allowed);
     let old_lines = lines(old);
     let new_lines = lines(new);
     let ops = line_ops(&old_lines, &new_lines, deadline);
@@ -124,41 +129,7 @@ pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummar
         return DiffSummary::default();
     }
 
-    let mut preview = Preview::new(limits);
-    'render: {
-        if !preview.push(&format!("--- a/{path}\n")) || !preview.push(&format!("+++ b/{path}\n")) {
-            break 'render;
-        }
-        let mut line = String::new();
-        for hunk in similar::group_diff_ops(ops, CONTEXT_LINES) {
-            if !preview.push(&format!("{}\n", UnifiedHunkHeader::new(&hunk))) {
-                break 'render;
-            }
-            let changes = hunk
-                .iter()
-                .flat_map(|op| op.iter_changes(&old_lines[..], &new_lines[..]));
-            for change in changes {
-                line.clear();
-                line.push_str(match change.tag() {
-                    ChangeTag::Equal => " ",
-                    ChangeTag::Delete => "-",
-                    ChangeTag::Insert => "+",
-                });
-                line.push_str(change.value());
-                let missing_newline = !line.ends_with('\n');
-                if missing_newline {
-                    line.push('\n');
-                }
-                if !preview.push(&line) {
-                    break 'render;
-                }
-                if missing_newline && !preview.push("\\ No newline at end of file\n") {
-                    break 'render;
-                }
-            }
-        }
-    }
-    let (preview, truncated) = preview.finish();
+    let (preview, truncated) = render::unified(ops, &old_lines, &new_lines, path, limits);
     DiffSummary {
         preview,
         truncated,
@@ -167,43 +138,9 @@ pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummar
     }
 }
 
-/// Collects whole lines until either limit would be passed.
-struct Preview<'a> {
-    limits: &'a DiffLimits,
-    text: String,
-    lines: usize,
-    truncated: bool,
-}
-
-impl<'a> Preview<'a> {
-    fn new(limits: &'a DiffLimits) -> Self {
-        Preview {
-            limits,
-            text: String::new(),
-            lines: 0,
-            truncated: false,
-        }
-    }
-
-    /// Append one line (with its newline); false once the preview is full.
-    fn push(&mut self, line: &str) -> bool {
-        if self.lines >= self.limits.max_lines
-            || self.text.len() + line.len() > self.limits.max_bytes
-        {
-            self.truncated = true;
-            return false;
-        }
-        self.text.push_str(line);
-        self.lines += 1;
-        true
-    }
-
-    fn finish(mut self) -> (String, bool) {
-        if self.truncated {
-            self.text.push_str(TRUNCATION_MARK);
-        }
-        (self.text, self.truncated)
-    }
+/// Whether the deadline has passed.
+fn deadline_exceeded(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|deadline| Instant::now() > deadline)
 }
 
 /// Number of lines in `text`, counting a final line without a newline.
@@ -215,7 +152,8 @@ pub fn count_lines(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use similar::Algorithm;
+    use render::Preview;
+    use similar::{Algorithm, ChangeTag};
 
     /// The diff as `similar`'s `TextDiff` renders it: the implementation
     /// before lines were numbered by this module, kept as the oracle that

@@ -6,7 +6,7 @@
 //! component the root handle is the host's preopen, so the capability
 //! layer stands behind every check made here ([`sys`]).
 //!
-//! - [`resolve`]: the walk down the path, links followed by the tool itself;
+//! - [`resolve()`]: the walk down the path, links followed by the tool itself;
 //! - [`read_existing`]: the file a write replaces;
 //! - [`write_atomic`] and [`create_parents`]: the write itself;
 //! - [`temps`]: the tool's temp files, and the sweep of leftovers.

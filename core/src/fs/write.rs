@@ -71,7 +71,7 @@ pub fn remove_dirs(root: &Dir, created: &[String]) {
 /// and the target is untouched.
 ///
 /// With `sweep_from` (the write's start), the tool's temp files that a
-/// killed writer left in `dir` are removed first ([`temps::remove_stale`]).
+/// killed writer left in `dir` are removed first.
 /// A writer that loses its own temp file to such a sweep all the same (a
 /// sync slower than [`temps::STALE_TEMP_AGE`]) notices when its rename
 /// finds nothing, and starts over.

@@ -1,12 +1,12 @@
 //! The platform layer: a directory handle and the few operations the tool
 //! makes through it, each relative to a handle.
 //!
-//! - In the component ([`wasi`]) a handle is a `wasi:filesystem`
+//! - In the component (`sys/wasi.rs`) a handle is a `wasi:filesystem`
 //!   descriptor: the root is the host's preopen, and every path is resolved
 //!   by the host beneath it, so the capability layer stands behind every
 //!   check the tool makes. Files are opened with only the descriptor flags
 //!   they need (no `mutate-directory`, which some hosts refuse on files).
-//! - Natively ([`native`]) a handle is a directory's path and the
+//! - Natively (`sys/native.rs`) a handle is a directory's path and the
 //!   operations are `std::fs` calls on paths below it: the same logic with
 //!   no sandbox beneath, which is how the crate is unit-tested and
 //!   benchmarked.
