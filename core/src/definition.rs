@@ -1,6 +1,5 @@
 //! The tool definition handed to a model: name, description and the JSON
-//! Schema of the parameters (seed 002 §2.2 plus the optional parameters of
-//! SPEC §3).
+//! Schema of the parameters (`docs/contract.md#parameters`).
 
 use serde_json::{Value, json};
 

@@ -64,8 +64,8 @@ impl ToolError {
         Self::new(ErrorCode::AccessDenied, "Path must be within project root.")
     }
 
-    /// Seed 004's wording for a `write_file` path outside every allowed
-    /// root (SPEC §9).
+    /// `write_file`'s wording for a path outside every allowed root
+    /// (`docs/contract.md#several-roots`).
     #[cold]
     pub fn not_allowed(path: &str) -> Self {
         Self::new(

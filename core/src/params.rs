@@ -1,4 +1,5 @@
-//! Tool-call arguments (SPEC §3): strict JSON in, a [`Request`] and the echo
+//! Tool-call arguments (`docs/contract.md#requests`, `#parameters`): strict
+//! JSON in, a [`Request`] and the echo
 //! for `params_input` out.
 //!
 //! Accepted shapes: the arguments object itself, or a tool call

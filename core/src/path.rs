@@ -1,4 +1,5 @@
-//! Lexical path rules (SPEC §4 steps 1–4): no I/O here.
+//! Lexical path rules (`docs/contract.md#path-rules`, steps 1–4): no I/O
+//! here.
 //!
 //! A path is checked in a fixed order and the first failure decides:
 //! empty, control characters, characters that make a path read differently

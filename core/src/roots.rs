@@ -221,7 +221,7 @@ mod tests {
     }
 
     #[test]
-    fn absolute_paths_outside_every_root_use_seed_004_wording() {
+    fn absolute_paths_outside_every_root_use_write_files_wording() {
         for path in [
             "/etc/passwd",
             "/home/u/projx/a",

@@ -1,10 +1,10 @@
 //! The tool as a Model Context Protocol server (`write-tool mcp`), on the
 //! official Rust SDK, `rmcp`.
 //!
-//! It lists two tools that run the same component: `Write` (seed 002, the
-//! input schema from the component's `definition()`) and `write_file`
-//! (seed 004: `path` and `content`, absolute paths inside an allowed root
-//! accepted). A `tools/call` is answered with the envelope: its JSON as the
+//! It lists two tools that run the same component: `Write` (the input
+//! schema from the component's `definition()`) and `write_file` (`path` and
+//! `content`, absolute paths inside an allowed root accepted;
+//! `docs/contract.md#several-roots`). A `tools/call` is answered with the envelope: its JSON as the
 //! text content, the same object as `structuredContent`, and `isError` set
 //! for error envelopes. A call the tool cannot even start (an unknown tool
 //! name) is a JSON-RPC error; everything else, bad arguments included, is an
@@ -80,7 +80,9 @@ impl ServerHandler for McpServer {
             .with_instructions(
                 "Write files inside the project root. `Write` takes a root-relative path and \
                  the complete content and returns a JSON envelope with a unified diff preview; \
-                 use dry_run to preview. `write_file` is the same tool under seed 004's name.",
+                 use dry_run to preview. `write_file` is the same tool for callers that name \
+                 files by absolute path inside an allowed directory, or relative to the \
+                 project root.",
             )
     }
 
@@ -123,7 +125,7 @@ fn result(envelope: String) -> CallToolResult {
     result
 }
 
-/// `Write` from the component's definition, and seed 004's `write_file`.
+/// `Write` from the component's definition, and `write_file`.
 fn tools(definition: &Value) -> wasmtime::Result<Vec<Tool>> {
     let Some(Value::Object(schema)) = definition.get("parameters") else {
         return Err(wasmtime::Error::msg(

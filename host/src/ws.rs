@@ -1,5 +1,5 @@
 //! JSON requests over WebSocket (`write-tool serve --ws ADDR`), for browser
-//! front ends such as seed 004's.
+//! front ends.
 //!
 //! One request per text message (the arguments object or a tool call, as
 //! for `serve`), one envelope per reply, in order, per connection. A

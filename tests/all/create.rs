@@ -3,7 +3,7 @@ use serde_json::json;
 use crate::support::{Project, apply_with_patch_tool};
 
 #[test]
-fn creates_a_file_with_the_seed_text() {
+fn creates_a_file_with_the_contract_text() {
     let p = Project::new();
     let env = p.put("hello.txt", "hi\n");
     env.assert_status("success");
@@ -112,7 +112,7 @@ fn create_preview_applies_to_an_empty_file() {
 }
 
 #[test]
-fn a_write_file_call_gets_the_seed_004_text() {
+fn a_write_file_call_gets_its_own_text() {
     let p = Project::new();
     let env = p.call(json!({"name": "write_file", "arguments": {"path": "notes/todo.txt", "content": "Buy milk"}}));
     env.assert_status("success");

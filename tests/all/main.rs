@@ -21,8 +21,8 @@ mod escape;
 mod limits;
 /// Another thread swaps parts of the path for outward links mid-write.
 mod race;
-/// Seed 004: several roots, `write_file`, absolute paths.
-mod seed004;
+/// Several roots: `write_file`, absolute paths, other roots' names.
+mod roots;
 /// Replacing files: identity, permission bits, hard links, no-ops.
 mod update;
 /// The typed `write` export and `definition`.

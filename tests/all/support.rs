@@ -217,7 +217,8 @@ fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
 }
 
 /// Decode envelope JSON into the mirror types and check the top-level
-/// shape: exactly the keys of SPEC §2, `error` only on error.
+/// shape: exactly the keys of `docs/contract.md#envelope`, `error` only on
+/// error.
 pub fn decode(json: &str) -> Envelope {
     let value: Value =
         serde_json::from_str(json).unwrap_or_else(|e| panic!("envelope is not JSON ({e}): {json}"));

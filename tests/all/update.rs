@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime};
 use crate::support::{Project, Temps, plant_temps};
 
 #[test]
-fn updates_with_the_seed_text_and_counts() {
+fn updates_with_the_contract_text_and_counts() {
     let p = Project::new();
     p.write("src/main.py", "a\nb\nc\n");
     let env = p.put("src/main.py", "a\nB\nc\nd\n");

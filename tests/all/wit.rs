@@ -51,7 +51,7 @@ fn typed_errors_carry_the_code() {
 }
 
 #[test]
-fn definition_is_the_seed_schema_plus_the_lock_parameters() {
+fn definition_is_the_contract_schema_with_the_lock_parameters() {
     let definition: Value = serde_json::from_str(&tool().definition().unwrap()).unwrap();
     assert_eq!(definition["name"], "Write");
     assert!(

@@ -1,4 +1,5 @@
-//! The diff preview (SPEC §5): a standard unified diff, cut to a size an
+//! The diff preview (`docs/contract.md#diff`): a standard unified diff, cut
+//! to a size an
 //! agent can read, with counts over the whole diff.
 //!
 //! The diff runs under a deadline: past it, `similar` stops refining and

@@ -1,5 +1,5 @@
 //! The `write-tool` binary as scripts drive it: stdout holds only
-//! envelopes, exit codes follow SPEC §8.
+//! envelopes, exit codes follow `docs/contract.md#cli`.
 
 use std::io::Write;
 use std::path::Path;

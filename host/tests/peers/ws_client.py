@@ -70,7 +70,7 @@ async def main(binary, root):
             assert err.response.status_code == 403, err
         else:
             raise AssertionError("a foreign origin must be refused")
-        # A local front end (seed 004's, on a dev server) is welcome.
+        # A local front end (on a dev server) is welcome.
         async with websockets.connect(url, origin="http://localhost:5173") as ws:
             env = await request(ws, {"name": "write_file", "arguments": {"path": "ui.txt", "content": "from the UI"}})
             assert env["status"] == "success", env

@@ -1,5 +1,5 @@
-//! Seed 004 compatibility (SPEC §9): several allowed roots, `write_file`
-//! with absolute paths, seed 004's wording and success text.
+//! Several roots (`docs/contract.md#several-roots`): `write_file` with
+//! absolute paths inside any allowed root, its wording and success text.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -66,7 +66,7 @@ fn relative_paths_resolve_against_the_first_root() {
 }
 
 #[test]
-fn write_file_text_is_seed_004s_confirmation() {
+fn write_file_text_is_its_own_confirmation() {
     let r = Roots::new();
     let env = r.call("write_file", "notes/todo.txt", "Buy milk");
     assert_eq!(env.text, "Successfully wrote to notes/todo.txt");
@@ -112,7 +112,7 @@ fn absolute_paths_inside_another_root() {
 }
 
 #[test]
-fn paths_outside_every_root_get_seed_004s_wording_and_change_nothing() {
+fn paths_outside_every_root_get_write_files_wording_and_change_nothing() {
     let r = Roots::new();
     fs::write(r.base.join("second/keep.txt"), "keep\n").expect("fixture");
     std::os::unix::fs::symlink("../outside", r.base.join("second/out")).expect("link");
@@ -144,7 +144,7 @@ fn paths_outside_every_root_get_seed_004s_wording_and_change_nothing() {
 }
 
 #[test]
-fn write_keeps_its_own_rules_in_seed_004_mode() {
+fn write_keeps_its_own_rules_with_several_roots() {
     let r = Roots::new();
     let before = Tree::of(&r.base);
     let env = r.call("Write", &r.abs("root/a.txt"), "x");
