@@ -1,13 +1,10 @@
 //! The diff preview (`docs/contract.md#diff`): a standard unified diff, cut
-//! to a size an
-//! agent can read, with counts over the whole diff.
+//! to a size an agent can read, with counts over the whole diff.
 //!
-//! The diff runs under a deadline: past it, `similar` stops refining and
-//! reports the rest as a replacement, so a pathological input yields a
-//! coarser but still correct diff instead of a hang. The time allowed grows
-//! with the text ([`DiffLimits::time_for`]): an ordinary diff of a MiB takes
-//! about a millisecond, so a pathological one is stopped after a few tens of
-//! milliseconds, not after the whole [`DiffLimits::timeout`].
+//! The diff runs under a deadline ([`DiffLimits::time_for`]): past it,
+//! `similar` stops refining and reports the rest as a replacement, so a
+//! pathological input yields a coarser but still correct diff instead of a
+//! hang.
 //!
 //! The line operations come from `diff/ops.rs`: exactly the ones
 //! `similar`'s `TextDiff::diff_lines` with Myers would give, computed with
@@ -39,7 +36,7 @@ pub const TRUNCATION_MARK: &str = "... (truncated)";
 /// Old and new text together from which the diff gets its whole timeout;
 /// smaller texts get a share in proportion (see [`DiffLimits::time_for`]).
 pub const FULL_TIMEOUT_BYTES: usize = 64 << 20;
-/// The least share of the timeout any text gets: 1/32 (31.25 ms of 1 s).
+/// The least share of the timeout any text gets: 1/32.
 pub const MIN_TIMEOUT_SHARE: u32 = 32;
 
 /// Bounds on the preview and on the time the diff may take.
@@ -59,7 +56,7 @@ impl Default for DiffLimits {
         DiffLimits {
             max_lines: MAX_PREVIEW_LINES,
             max_bytes: MAX_PREVIEW_BYTES,
-            timeout: Duration::from_secs(1),
+            timeout: Duration::from_millis(write_tool_wire::defaults::DIFF_TIMEOUT_MS),
         }
     }
 }
@@ -71,7 +68,8 @@ impl DiffLimits {
     /// most all of it. With the default 1 s: 16 ms per MiB, at least 31 ms.
     ///
     /// An ordinary diff (a few scattered edits, or every line rewritten)
-    /// takes about a millisecond per MiB through the component, so this
+    /// takes about a millisecond per MiB through the component
+    /// (BENCHMARKS.md, item 12), so this
     /// leaves it ten times and more the time it needs, while content built
     /// to be hard for the diff is cut short after the time of about ten
     /// ordinary calls instead of running to the timeout. Past the deadline

@@ -41,9 +41,8 @@ pub(crate) struct Cli {
     timeout_ms: u64,
 
     /// Bound on the diff algorithm, in milliseconds, for the largest texts
-    /// (64 MiB of old and new content); smaller ones get a share in
-    /// proportion, at least 1/32 of it. Past it the diff is coarser but
-    /// still correct.
+    /// (64 MiB of old and new content); smaller ones get a share. Past it
+    /// the diff is coarser but still correct.
     #[arg(long, global = true, value_name = "MS", default_value_t = 1_000)]
     diff_timeout_ms: u64,
 
