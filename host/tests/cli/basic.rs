@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::{BIN, assert_usage_error, envelope, root_arg, run, run_cmd};
+use crate::{assert_usage_error, bin_str, envelope, root_arg, run, run_cmd};
 
 #[test]
 fn write_with_inline_content() {
@@ -142,9 +142,12 @@ fn usage_and_host_failures_exit_two_with_no_envelope() {
 fn root_defaults_to_the_current_directory() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_cmd(
-        Command::new(BIN)
-            .current_dir(dir.path())
-            .args(["write", "here.txt", "--content", "cwd"]),
+        Command::new(bin_str()).current_dir(dir.path()).args([
+            "write",
+            "here.txt",
+            "--content",
+            "cwd",
+        ]),
         b"",
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
@@ -275,7 +278,7 @@ fn serve_widens_its_stdin_pipe() {
     use std::process::Stdio;
 
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin_str())
         .args(["--root", &root_arg(dir.path()), "serve"])
         .env("WRITE_TOOL_CACHE_DIR", crate::cache_dir())
         .stdin(Stdio::piped())
@@ -391,10 +394,15 @@ fn an_os_refusal_is_permission_denied() {
     let unprivileged = || {
         if is_root {
             let mut cmd = Command::new("setpriv");
-            cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
+            cmd.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                bin_str(),
+            ]);
             cmd
         } else {
-            Command::new(BIN)
+            Command::new(bin_str())
         }
     };
     let root_arg = root.to_str().unwrap();

@@ -2,11 +2,11 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::{BIN, envelope, run_cmd};
+use crate::{bin_str, envelope, run_cmd};
 
 /// `write-tool write` with the compile cache in `cache` (or off).
 fn write_with_cache(root: &Path, cache: Option<&Path>, content: &str) -> Output {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(bin_str());
     match cache {
         Some(dir) => cmd.arg("--cache-dir").arg(dir),
         None => cmd.arg("--no-cache"),
@@ -117,7 +117,7 @@ fn a_cache_that_cannot_be_used_costs_only_the_compile() {
     let cache = tempfile::tempdir().unwrap();
     let script = "ulimit -f 100; exec \"$0\" \"$@\"";
     let mut cmd = Command::new("sh");
-    cmd.args(["-c", script, BIN, "--cache-dir"])
+    cmd.args(["-c", script, bin_str(), "--cache-dir"])
         .arg(cache.path())
         .arg("--root")
         .arg(root.path())
@@ -141,7 +141,7 @@ fn the_cache_can_be_turned_off_by_flag_and_by_environment() {
     let cache = tempfile::tempdir().unwrap();
     write_with_cache(root.path(), None, "flag");
     // The switch wins over a cache directory named in the environment.
-    let out = Command::new(BIN)
+    let out = Command::new(bin_str())
         .env("WRITE_TOOL_CACHE", "off")
         .env("WRITE_TOOL_CACHE_DIR", cache.path())
         .arg("--root")

@@ -2,23 +2,15 @@ use std::collections::hash_map::RandomState;
 use std::fs;
 use std::hash::BuildHasher;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::{BIN, assert_usage_error, envelope, root_arg, run};
+use crate::{assert_usage_error, bin_str, envelope, root_arg, run};
+use write_tool_test_support::temp_files;
 
 /// Names of the tool's temp files in `dir` (not recursive).
-fn temp_files(dir: &Path) -> Vec<String> {
-    fs::read_dir(dir)
-        .expect("read_dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".wt-") && n.ends_with(".tmp"))
-        .collect()
-}
-
 /// A `write-tool serve` process with line-oriented access.
 struct Server {
     child: Child,
@@ -28,7 +20,7 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
-        Server::start_with(Command::new(BIN).args(args).arg("serve"))
+        Server::start_with(Command::new(bin_str()).args(args).arg("serve"))
     }
 
     fn start_with(command: &mut Command) -> Server {
@@ -174,7 +166,7 @@ fn a_write_cut_short_by_the_file_size_limit_changes_nothing() {
     let mut server = Server::start_with(Command::new("sh").args([
         "-c",
         "trap '' XFSZ; exec \"$0\" \"$@\"",
-        BIN,
+        bin_str(),
         "--root",
         &root,
         "serve",

@@ -2,18 +2,18 @@
 
 use std::process::Command;
 
-use crate::{BIN, run};
+use crate::{bin_str, run};
 
 #[test]
 fn component_goes_to_stdout_byte_for_byte() {
-    let output = run(Command::new(BIN).arg("component"));
+    let output = run(Command::new(bin_str()).arg("component"));
     assert_eq!(output.stdout, write_tool::COMPONENT);
 }
 
 #[test]
 fn ws_refuses_addresses_that_are_not_loopback_unless_asked() {
     let root = tempfile::tempdir().expect("tempdir");
-    let output = Command::new(BIN)
+    let output = Command::new(bin_str())
         .arg("--root")
         .arg(root.path())
         .args(["serve", "--ws", "0.0.0.0:0"])
@@ -32,7 +32,7 @@ fn mcp_survives_malformed_requests() {
     use std::process::Stdio;
 
     let root = tempfile::tempdir().expect("tempdir");
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin_str())
         .arg("--root")
         .arg(root.path())
         .args(["--max-request-bytes", "4096", "mcp"])

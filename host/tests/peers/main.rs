@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-const BIN: &str = env!("CARGO_BIN_EXE_write-tool");
+use write_tool_test_support::bin_str;
 
 mod cli;
 mod hosts;
@@ -30,7 +30,7 @@ fn workspace() -> PathBuf {
 
 /// Where the peers are installed.
 fn peers_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("peers")
+    write_tool_test_support::target_tmp().join("peers")
 }
 
 /// Run `command`, failing the test with its output if it fails.
@@ -114,7 +114,7 @@ fn component() -> &'static Path {
     WASM.get_or_init(|| {
         fs::create_dir_all(peers_dir()).expect("peer dir");
         let path = peers_dir().join("write_tool.wasm");
-        run(Command::new(BIN).args(["component", "-o"]).arg(&path));
+        run(Command::new(bin_str()).args(["component", "-o"]).arg(&path));
         assert_eq!(fs::read(&path).expect("read"), write_tool::COMPONENT);
         path
     })

@@ -4,13 +4,16 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::{BIN, python, root, run, workspace};
+use crate::{bin_str, python, root, run, workspace};
 
 #[test]
 fn mcp_python_sdk_client() {
     let root = root();
     let script = workspace().join("host/tests/peers/mcp_client.py");
-    let output = run(Command::new(python()).arg(script).arg(BIN).arg(root.path()));
+    let output = run(Command::new(python())
+        .arg(script)
+        .arg(bin_str())
+        .arg(root.path()));
     assert!(String::from_utf8_lossy(&output.stdout).contains("mcp client: ok"));
     let read = |p: &str| fs::read_to_string(root.path().join(p)).expect(p);
     assert_eq!(read("src/a.txt"), "one\ntwo\n");
@@ -31,7 +34,10 @@ fn mcp_python_sdk_client() {
 fn websocket_python_client() {
     let root = root();
     let script = workspace().join("host/tests/peers/ws_client.py");
-    let output = run(Command::new(python()).arg(script).arg(BIN).arg(root.path()));
+    let output = run(Command::new(python())
+        .arg(script)
+        .arg(bin_str())
+        .arg(root.path()));
     assert!(String::from_utf8_lossy(&output.stdout).contains("websocket client: ok"));
     let read = |p: &str| fs::read_to_string(root.path().join(p)).expect(p);
     assert_eq!(read("a.txt"), "two\n");
@@ -62,7 +68,7 @@ fn readme_mcp_configuration_works_as_written() {
     let config = block.replace("/path/to/project", root.path().to_str().expect("utf-8"));
     let config_path = root.path().with_extension("mcp.json");
     fs::write(&config_path, &config).expect("config");
-    let bin_dir = Path::new(BIN).parent().expect("bin dir");
+    let bin_dir = Path::new(bin_str()).parent().expect("bin dir");
     let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))

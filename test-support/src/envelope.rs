@@ -1,0 +1,143 @@
+//! The envelope as a consumer decodes it: the suites' own mirror types,
+//! which reject unknown fields, and a check of the top-level shape
+//! (`docs/contract.md#envelope`).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Decode envelope JSON into the mirror types and check the top-level
+/// shape: exactly the keys of `docs/contract.md#envelope`, `error` only on
+/// error.
+pub fn decode(json: &str) -> Envelope {
+    let value: Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("envelope is not JSON ({e}): {json}"));
+    let keys: Vec<&str> = value
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let envelope: Envelope = serde_json::from_value(value.clone())
+        .unwrap_or_else(|e| panic!("envelope shape ({e}): {json}"));
+    if envelope.status == "error" {
+        assert_eq!(
+            keys,
+            ["status", "data", "text", "stats", "context", "error"],
+            "{json}"
+        );
+        assert!(value["data"].is_null());
+        let error = envelope.error.as_ref().expect("error body");
+        assert_eq!(envelope.text, error.message, "text equals the message");
+        assert_eq!(
+            value["stats"].as_object().map(|o| o.len()),
+            Some(1),
+            "error stats hold only time_ms"
+        );
+    } else {
+        assert_eq!(
+            keys,
+            ["status", "data", "text", "stats", "context"],
+            "{json}"
+        );
+        assert!(envelope.data.is_some(), "{json}");
+        assert!(envelope.stats.bytes_written.is_some(), "{json}");
+        assert!(
+            matches!(envelope.status.as_str(), "success" | "partial"),
+            "{json}"
+        );
+    }
+    assert_eq!(envelope.context.cwd, ".");
+    assert!(envelope.context.params_input.is_object(), "{json}");
+    assert!(envelope.stats.time_ms < 600_000, "{json}");
+    envelope
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Envelope {
+    pub status: String,
+    pub data: Option<Data>,
+    pub text: String,
+    pub stats: Stats,
+    pub context: Context,
+    #[serde(default)]
+    pub error: Option<ErrorBody>,
+}
+
+impl Envelope {
+    pub fn code(&self) -> Option<&str> {
+        self.error.as_ref().map(|e| e.code.as_str())
+    }
+
+    pub fn data(&self) -> &Data {
+        self.data.as_ref().expect("data")
+    }
+
+    pub fn preview(&self) -> &str {
+        &self.data().diff_preview
+    }
+
+    /// Panics with the envelope unless it is an error with `code`.
+    #[track_caller]
+    pub fn assert_error(&self, code: &str) -> &Self {
+        assert_eq!(self.code(), Some(code), "{self:#?}");
+        self
+    }
+
+    #[track_caller]
+    pub fn assert_status(&self, status: &str) -> &Self {
+        assert_eq!(self.status, status, "{self:#?}");
+        self
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Data {
+    pub applied: bool,
+    pub operation: String,
+    pub diff_preview: String,
+    pub diff_truncated: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stats {
+    pub time_ms: u64,
+    pub bytes_written: Option<u64>,
+    pub original_size: Option<u64>,
+    pub new_size: Option<u64>,
+    pub lines_added: Option<u64>,
+    pub lines_removed: Option<u64>,
+}
+
+impl Stats {
+    /// `(bytes_written, original_size, new_size, lines_added, lines_removed)`
+    /// of a non-error envelope.
+    #[track_caller]
+    pub fn numbers(&self) -> (u64, u64, u64, u64, u64) {
+        let get = |v: Option<u64>| v.expect("stats of a non-error envelope");
+        (
+            get(self.bytes_written),
+            get(self.original_size),
+            get(self.new_size),
+            get(self.lines_added),
+            get(self.lines_removed),
+        )
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Context {
+    pub cwd: String,
+    pub params_input: Value,
+    pub path_resolved: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorBody {
+    pub code: String,
+    pub message: String,
+}
