@@ -110,6 +110,22 @@ impl ToolError {
         Self::new(ErrorCode::IsDirectory, "Target path is a directory.")
     }
 
+    /// The path ends in `/` but nothing is there.
+    #[cold]
+    pub fn slash_but_nothing_there() -> Self {
+        Self::invalid_param(
+            "Path ends with '/', but there is nothing there; to create a file, leave out the trailing '/'.",
+        )
+    }
+
+    /// The path ends in `/` but names a file.
+    #[cold]
+    pub fn slash_but_a_file() -> Self {
+        Self::invalid_param(
+            "Path ends with '/', but there is a file there, not a directory; leave out the trailing '/'.",
+        )
+    }
+
     /// A component before the last one is an existing non-directory.
     #[cold]
     pub fn parent_not_directory() -> Self {

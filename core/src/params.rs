@@ -2,10 +2,10 @@
 //! JSON in, a [`Request`] and the echo
 //! for `params_input` out.
 //!
-//! Accepted shapes: the arguments object itself, or a tool call
-//! `{"name": "Write", "arguments": {…}}` whose `arguments` may also be a
-//! string holding the object (the OpenAI function-calling form). An object
-//! is taken as a tool call when it has an `arguments` key and no `path` key.
+//! Accepted shapes (`write_tool_wire::request`): the arguments object
+//! itself, a tool call `{"name": "Write", "arguments": {…}}` whose
+//! `arguments` may also be a string holding the object, or an OpenAI
+//! `tool_calls` item holding such a call in its `function`.
 //!
 //! Malformed JSON, trailing data, duplicate keys, lone surrogates, a
 //! non-object, a missing required field or a wrong type all give
@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use write_tool_wire::echo;
 pub use write_tool_wire::request::ToolName;
-use write_tool_wire::request::is_tool_call;
+use write_tool_wire::request::{is_tool_call, take_function};
 
 use crate::error::ToolError;
 
@@ -75,6 +75,9 @@ pub fn parse_call(input: &str) -> (Value, Result<Request, ToolError>) {
         }
         Err(e) => return (empty(), Err(e)),
     };
+    if let Some(function) = take_function(&mut object) {
+        object = function;
+    }
     let mut tool = ToolName::Write;
     if is_tool_call(&object) {
         tool = match object.get("name") {
@@ -331,6 +334,12 @@ mod tests {
         assert_eq!(req.unwrap().tool, ToolName::WriteFile);
         assert_eq!(echo.to_string(), r#"{"path":"a","content":"x"}"#);
         assert!(err(r#"{"name":"Edit","arguments":{}}"#).contains("Unknown tool 'Edit'"));
+        // An item of OpenAI's `tool_calls` list.
+        let (echo, req) = parse_call(
+            r#"{"id":"call_1","type":"function","function":{"name":"Write","arguments":"{\"path\":\"b\",\"content\":\"y\"}"}}"#,
+        );
+        assert_eq!(req.unwrap().path, "b");
+        assert_eq!(echo.to_string(), r#"{"path":"b","content":"y"}"#);
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub const MAX_LINKS: usize = 40;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RelPath {
     names: Vec<String>,
+    /// The path ended in `/`: it can only name a directory, which a write
+    /// cannot target. What is actually there decides the message.
+    dir_only: bool,
 }
 
 impl RelPath {
@@ -33,18 +36,28 @@ impl RelPath {
             ));
         }
         let names = normalize(path.split('/'))?;
-        if names.is_empty() || path.ends_with('/') {
+        if names.is_empty() {
             return Err(ToolError::is_directory());
         }
-        Ok(RelPath { names })
+        Ok(RelPath {
+            names,
+            dir_only: path.ends_with('/'),
+        })
     }
 
     /// A path already split into plain names (no `""`, `.` or `..`), as
-    /// [`crate::roots`] produces below an absolute root.
-    pub(crate) fn from_names(names: Vec<&str>) -> RelPath {
+    /// [`crate::roots`] produces below an absolute root; `dir_only` when it
+    /// was spelled with a final `/`.
+    pub(crate) fn from_names(names: Vec<&str>, dir_only: bool) -> RelPath {
         RelPath {
             names: names.into_iter().map(str::to_owned).collect(),
+            dir_only,
         }
+    }
+
+    /// Whether the path ended in `/`, so that it can only name a directory.
+    pub fn dir_only(&self) -> bool {
+        self.dir_only
     }
 
     /// The names, root first.
@@ -196,13 +209,20 @@ mod tests {
             (".", IsDirectory, "Target path is a directory."),
             ("./", IsDirectory, "Target path is a directory."),
             ("a/..", IsDirectory, "Target path is a directory."),
-            ("a/", IsDirectory, "Target path is a directory."),
         ];
         for (path, want, msg) in cases {
             let (got, message) = code(path).expect_err(path);
             assert_eq!(got, *want, "{path:?}");
             assert!(message.contains(msg), "{path:?}: {message}");
         }
+    }
+
+    #[test]
+    fn a_final_slash_is_remembered_for_after_resolution() {
+        let path = RelPath::parse("a/b/").unwrap();
+        assert!(path.dir_only());
+        assert_eq!(path.names(), ["a", "b"]);
+        assert!(!RelPath::parse("a/b").unwrap().dir_only());
     }
 
     #[test]

@@ -79,10 +79,10 @@ impl Roots {
             .flat_map(|(i, root)| root.names.iter().map(move |n| (i, n.as_str())));
         let (index, rest) =
             roots::locate(path, names).ok_or_else(|| ToolError::not_allowed(path))?;
-        if rest.is_empty() || path.ends_with('/') {
+        if rest.is_empty() {
             return Err(ToolError::is_directory());
         }
-        let rel = RelPath::from_names(rest);
+        let rel = RelPath::from_names(rest, path.ends_with('/'));
         Ok(
             match index.checked_sub(1).and_then(|i| self.others.get(i)) {
                 None => Located {
@@ -240,9 +240,12 @@ mod tests {
 
     #[test]
     fn a_root_itself_is_a_directory() {
-        for path in ["/home/u/proj", "/srv/data/", "/data/x/"] {
+        for path in ["/home/u/proj", "/srv/data/"] {
             assert_eq!(place(path).unwrap_err().0, ErrorCode::IsDirectory, "{path}");
         }
+        let roots = roots();
+        let below = roots.locate(ToolName::WriteFile, "/data/x/").unwrap();
+        assert!(below.rel.dir_only(), "decided once the path is resolved");
     }
 
     #[test]

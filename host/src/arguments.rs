@@ -34,7 +34,11 @@ pub(crate) fn path_argument(arguments: &str) -> Option<String> {
                         *self.0 = Some(Found::Path(map.next_value()?));
                         return Err(serde::de::Error::custom("found"));
                     }
-                    "arguments" => *self.0 = Some(Found::Arguments(map.next_value()?)),
+                    // A tool call's arguments, or a `tool_calls` item's
+                    // function (whose own arguments hold the path).
+                    "arguments" | "function" => {
+                        *self.0 = Some(Found::Arguments(map.next_value()?));
+                    }
                     _ => {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -80,6 +84,13 @@ mod tests {
         assert_eq!(
             path_argument(r#"{"name":"Write","arguments":"{\"path\":\"d\"}"}"#).as_deref(),
             Some("d")
+        );
+        assert_eq!(
+            path_argument(
+                r#"{"type":"function","function":{"name":"Write","arguments":"{\"path\":\"e\"}"}}"#
+            )
+            .as_deref(),
+            Some("e")
         );
         assert_eq!(path_argument("not json"), None);
     }

@@ -7,6 +7,7 @@
 
 mod cli;
 
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,17 +39,14 @@ fn run(cli: Cli) -> Result<u8, String> {
         Command::Schema => None,
         _ => Some(open_root(cli.root)?),
     };
-    if let Command::Serve {
-        ws: Some(addr),
-        ws_allow_remote: false,
-        ..
-    } = &cli.command
-        && !addr.ip().is_loopback()
-    {
-        return Err(format!(
-            "--ws {addr} is not a loopback address; add --ws-allow-remote to serve it anyway"
-        ));
-    }
+    let ws = match &cli.command {
+        Command::Serve {
+            ws: Some(addr),
+            ws_allow_remote,
+            ..
+        } => Some(listen_addrs(addr, *ws_allow_remote)?),
+        _ => None,
+    };
     let tool = WriteTool::new(options).map_err(|e| format!("cannot start the tool: {e}"))?;
     let Some(root) = root else {
         return commands::schema(&tool, pretty);
@@ -61,15 +59,32 @@ fn run(cli: Cli) -> Result<u8, String> {
             content_file,
         } => commands::write(&tool, &root, &path, dry_run, content, content_file, pretty),
         Command::Call => commands::call(&tool, &root, limit, pretty),
-        Command::Serve { ws: None, .. } => commands::serve(&tool, &root, limit),
-        Command::Serve {
-            ws: Some(addr),
-            ws_origin,
-            ..
-        } => commands::serve_ws(tool, root, addr, ws_origin, limit),
+        Command::Serve { ws_origin, .. } => match ws {
+            None => commands::serve(&tool, &root, limit),
+            Some(addrs) => commands::serve_ws(tool, root, addrs, ws_origin, limit),
+        },
         Command::Mcp => commands::mcp(tool, root, limit),
         Command::Schema | Command::Component { .. } => unreachable!("answered above"),
     }
+}
+
+/// The addresses `--ws HOST:PORT` resolves to, all of them loopback ones
+/// unless `allow_remote`: a host name that also resolves elsewhere is
+/// refused like an address that is not loopback.
+fn listen_addrs(addr: &str, allow_remote: bool) -> Result<(String, Vec<SocketAddr>), String> {
+    let addrs: Vec<SocketAddr> = addr
+        .to_socket_addrs()
+        .map_err(|e| format!("--ws {addr}: {e} (give HOST:PORT, for example 127.0.0.1:8765)"))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(format!("--ws {addr} resolves to no address"));
+    }
+    if !allow_remote && !addrs.iter().all(|a| a.ip().is_loopback()) {
+        return Err(format!(
+            "--ws {addr} is not a loopback address; add --ws-allow-remote to serve it anyway"
+        ));
+    }
+    Ok((addr.to_owned(), addrs))
 }
 
 /// The roots `--root` names, or the current directory.

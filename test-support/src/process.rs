@@ -35,6 +35,26 @@ pub fn run_cmd(cmd: &mut Command, stdin: &[u8]) -> Output {
     output
 }
 
+/// `write-tool ARGS` on a terminal (a pseudo-terminal from util-linux's
+/// `script`) with `typed` typed at it: its exit status, and everything the
+/// terminal showed (stdout, stderr and the echo of what was typed).
+pub fn run_on_terminal(args: &[&str], typed: &[u8]) -> (Option<i32>, String) {
+    let quote = |arg: &str| format!("'{}'", arg.replace('\'', r"'\''"));
+    let command = std::iter::once(bin().to_str().expect("a UTF-8 build path").to_owned())
+        .chain(args.iter().copied().map(str::to_owned))
+        .map(|arg| quote(&arg))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let output = run_cmd(
+        Command::new("script").args(["--quiet", "--return", "--command", &command, "/dev/null"]),
+        typed,
+    );
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
 /// The one envelope on stdout.
 pub fn envelope(output: &Output) -> Value {
     let stdout = String::from_utf8(output.stdout.clone()).expect("utf-8 stdout");

@@ -205,7 +205,8 @@ fn cases() -> Vec<(String, Want)> {
         (".", IS_DIR),
         ("real", IS_DIR),
         ("real/", IS_DIR),
-        ("new_dir/", IS_DIR),
+        ("new_dir/", INVALID),
+        ("file.txt/", INVALID),
         ("file.txt/x.txt", INVALID),
         ("", INVALID),
     ];

@@ -123,3 +123,29 @@ fn a_write_file_call_gets_its_own_text() {
     );
     assert_eq!(p.read_string("notes/todo.txt"), "Buy milk");
 }
+
+/// An item of the `tool_calls` list an OpenAI model answers with, passed on
+/// as it is.
+#[test]
+fn an_openai_tool_calls_item_is_a_tool_call() {
+    let p = Project::new();
+    let item = json!({
+        "id": "call_abc",
+        "type": "function",
+        "function": {
+            "name": "Write",
+            "arguments": json!({"path": "from/openai.txt", "content": "hi\n"}).to_string(),
+        },
+    });
+    let env = p.call(item);
+    env.assert_status("success");
+    assert_eq!(
+        env.text,
+        "Created 'from/openai.txt' (1 line, 3 bytes).\n(Created directory: from/)"
+    );
+    assert_eq!(
+        env.context.params_input,
+        json!({"path": "from/openai.txt", "content": "hi\n"})
+    );
+    assert_eq!(p.read_string("from/openai.txt"), "hi\n");
+}

@@ -169,9 +169,41 @@ fn is_directory_for_directories_and_the_root() {
         assert_eq!(env.text, "Target path is a directory.");
         assert_eq!(p.tree(), before, "{path}");
     }
-    // A path ending in '/' is a directory even when nothing is there.
-    p.put("missing/", "x").assert_error("IS_DIRECTORY");
-    assert!(!p.exists("missing"));
+}
+
+/// A path ending in `/` names a directory: what is really there decides
+/// the answer, and nothing is created either way.
+#[test]
+fn a_final_slash_is_answered_by_what_is_there() {
+    let p = Project::new();
+    p.write("file.txt", "x");
+    p.symlink("file.txt", "filelink");
+    for (path, message) in [
+        (
+            "missing/",
+            "Path ends with '/', but there is nothing there; to create a file, leave out the trailing '/'.",
+        ),
+        (
+            "new/deeper/",
+            "Path ends with '/', but there is nothing there; to create a file, leave out the trailing '/'.",
+        ),
+        (
+            "file.txt/",
+            "Path ends with '/', but there is a file there, not a directory; leave out the trailing '/'.",
+        ),
+        (
+            "filelink/",
+            "Path ends with '/', but there is a file there, not a directory; leave out the trailing '/'.",
+        ),
+    ] {
+        for dry_run in [false, true] {
+            let before = p.tree();
+            let env = p.call(json!({"path": path, "content": "x", "dry_run": dry_run}));
+            env.assert_error("INVALID_PARAM");
+            assert_eq!(env.text, message, "{path}");
+            assert_eq!(p.tree(), before, "{path}");
+        }
+    }
 }
 
 #[test]

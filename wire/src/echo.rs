@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::request::is_tool_call;
+use crate::request::{is_tool_call, take_function};
 
 /// Contents longer than this are echoed as `"[N bytes elided]"`.
 pub const ECHO_CONTENT_MAX: usize = 1024;
@@ -52,6 +52,9 @@ pub fn raw(request: &str) -> Value {
     let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(request) else {
         return Value::Object(Map::new());
     };
+    if let Some(function) = take_function(&mut object) {
+        object = function;
+    }
     if is_tool_call(&object) {
         object = match object.remove("arguments") {
             Some(Value::Object(args)) => args,
@@ -86,6 +89,8 @@ mod tests {
         assert_eq!(raw(&call.to_string()), json!({"path": "a", "content": "x"}));
         let string = json!({"name": "Write", "arguments": "{\"path\":\"b\"}"});
         assert_eq!(raw(&string.to_string()), json!({"path": "b"}));
+        let item = json!({"type": "function", "function": {"name": "Write", "arguments": "{\"path\":\"c\"}"}});
+        assert_eq!(raw(&item.to_string()), json!({"path": "c"}));
         assert_eq!(raw("[1]"), json!({}));
         assert_eq!(raw("not json"), json!({}));
     }

@@ -12,6 +12,7 @@
 //! - [`request`]: which shapes of request are a tool call;
 //! - [`roots`]: how an absolute path is matched against a root's names;
 //! - [`defaults`]: the limits a host gets when it sets none;
+//! - [`messages`]: messages a host may recognise;
 //! - [`wit`]: the envelope's conversion into its WIT form.
 //!
 //! The crate knows serde and nothing else: no file system, no diff, no
@@ -24,6 +25,7 @@
 pub mod defaults;
 pub mod echo;
 pub mod envelope;
+pub mod messages;
 pub mod request;
 pub mod roots;
 pub mod wit;

@@ -11,6 +11,7 @@ use serde_json::Value;
 use write_tool_wire::envelope::{
     CWD, Context, Data, Envelope, Operation, Stats, Status, WriteStats,
 };
+use write_tool_wire::messages;
 use write_tool_wire::request::ToolName;
 
 pub use config::Config;
@@ -82,10 +83,17 @@ fn execute(
     check_content(&request.content, config)?;
     let located = roots.locate(request.tool, &request.path)?;
     let (root, prefix) = (located.dir, located.prefix);
+    let dir_only = located.rel.dir_only();
     let resolved = fs::resolve(root, located.rel)?;
     let display = prefixed(prefix, resolved.display());
     *resolved_path = Some(display.clone());
     config.protection.check(&resolved.names)?;
+
+    match resolved.kind {
+        TargetKind::Missing if dir_only => return Err(ToolError::slash_but_nothing_there()),
+        TargetKind::File if dir_only => return Err(ToolError::slash_but_a_file()),
+        _ => {}
+    }
 
     let existing =
         match resolved.kind {
@@ -162,7 +170,7 @@ fn prefixed(prefix: Option<&str>, rel: String) -> String {
 
 fn check_content(content: &str, config: &Config) -> Result<(), ToolError> {
     if content.is_empty() && !config.allow_empty {
-        return Err(ToolError::invalid_param("Content cannot be empty."));
+        return Err(ToolError::invalid_param(messages::EMPTY_CONTENT));
     }
     let len = content.len() as u64;
     if len > config.max_content_bytes {

@@ -1,7 +1,7 @@
 //! One function per command. Each gets what it needs already built (the
 //! tool, the roots, the limits) and answers with an exit status.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use write_tool::ws::WsOptions;
 use write_tool::{COMPONENT, Root, WriteTool, invalid_request};
 
 use super::input::{self, Request};
-use super::output::{EXIT_OK, emit, exit_code};
+use super::output::{EXIT_OK, emit, exit_code, with_flag_hints};
 
 /// `write-tool schema`: the tool definition.
 pub(crate) fn schema(tool: &WriteTool, pretty: bool) -> Result<u8, String> {
@@ -35,7 +35,7 @@ pub(crate) fn write(
 ) -> Result<u8, String> {
     let content = input::content(content, content_file)?;
     let arguments = json!({ "path": path, "content": content, "dry_run": dry_run }).to_string();
-    let envelope = tool.call(root, &arguments);
+    let envelope = with_flag_hints(tool.call(root, &arguments));
     emit(&mut io::stdout(), &envelope, pretty)?;
     Ok(exit_code(&envelope))
 }
@@ -49,7 +49,7 @@ pub(crate) fn call(
 ) -> Result<u8, String> {
     let request = input::request(&mut io::stdin().lock(), limit, false)?
         .unwrap_or(Request::Complete(Vec::new()));
-    let envelope = answer(tool, root, request);
+    let envelope = with_flag_hints(answer(tool, root, request));
     emit(&mut io::stdout(), &envelope, pretty)?;
     Ok(exit_code(&envelope))
 }
@@ -64,8 +64,8 @@ pub(crate) fn serve(tool: &WriteTool, root: &Root, limit: usize) -> Result<u8, S
 }
 
 /// JSON lines: one request per line in, one envelope per line out (never
-/// pretty). A bad line is answered and the loop goes on; only end of input
-/// (or a broken stdout) ends it.
+/// pretty). A blank line is skipped; a bad line is answered and the loop
+/// goes on; only end of input (or a broken stdin or stdout) ends it.
 fn serve_lines(
     tool: &WriteTool,
     root: &Root,
@@ -74,7 +74,10 @@ fn serve_lines(
     limit: usize,
 ) -> Result<(), String> {
     while let Some(request) = input::request(&mut input, limit, true)? {
-        let envelope = answer(tool, root, request);
+        if matches!(&request, Request::Complete(line) if line.trim_ascii().is_empty()) {
+            continue;
+        }
+        let envelope = with_flag_hints(answer(tool, root, request));
         emit(out, &envelope, false)?;
     }
     Ok(())
@@ -95,11 +98,12 @@ fn answer(tool: &WriteTool, root: &Root, request: Request) -> String {
     }
 }
 
-/// `write-tool serve --ws ADDR`: the same requests over WebSocket.
+/// `write-tool serve --ws ADDR`: the same requests over WebSocket, on the
+/// addresses `addr` resolved to.
 pub(crate) fn serve_ws(
     tool: WriteTool,
     root: Root,
-    addr: SocketAddr,
+    addr: (String, Vec<SocketAddr>),
     allowed_origins: Vec<String>,
     limit: usize,
 ) -> Result<u8, String> {
@@ -107,13 +111,15 @@ pub(crate) fn serve_ws(
         max_message_bytes: limit,
         allowed_origins,
     };
+    let (name, addrs) = addr;
     runtime()?.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr)
+        // The first of the resolved addresses that can be bound.
+        let listener = tokio::net::TcpListener::bind(&addrs[..])
             .await
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+            .map_err(|e| format!("cannot listen on {name}: {e}"))?;
         let local = listener
             .local_addr()
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+            .map_err(|e| format!("cannot listen on {name}: {e}"))?;
         eprintln!("write-tool: serving ws://{local}");
         write_tool::ws::serve(Arc::new(tool), Arc::new(root), listener, options)
             .await
@@ -148,6 +154,11 @@ pub(crate) fn component(out: Option<&Path>) -> Result<u8, String> {
     match out {
         Some(path) => std::fs::write(path, COMPONENT)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        None if io::stdout().is_terminal() => {
+            return Err(
+                "the component is binary; give -o FILE, or redirect stdout to a file".into(),
+            );
+        }
         None => io::stdout()
             .lock()
             .write_all(COMPONENT)

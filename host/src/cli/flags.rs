@@ -1,6 +1,5 @@
 //! The command line, and its lowering into the library's [`Options`].
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -102,8 +101,8 @@ pub(crate) enum Command {
         /// Compute the diff, change nothing.
         #[arg(long)]
         dry_run: bool,
-        /// The content, given inline.
-        #[arg(long, conflicts_with = "content_file")]
+        /// The content, given inline (it may start with '-').
+        #[arg(long, conflicts_with = "content_file", allow_hyphen_values = true)]
         content: Option<String>,
         /// Read the content from this file.
         #[arg(long, value_name = "FILE")]
@@ -117,10 +116,10 @@ pub(crate) enum Command {
     /// text message.
     Serve {
         /// Serve WebSocket connections on this address instead of stdin
-        /// (for example 127.0.0.1:8765; port 0 picks a free port, printed
-        /// on stderr).
-        #[arg(long, value_name = "ADDR")]
-        ws: Option<SocketAddr>,
+        /// (for example 127.0.0.1:8765 or localhost:8765; port 0 picks a
+        /// free port, printed on stderr).
+        #[arg(long, value_name = "HOST:PORT")]
+        ws: Option<String>,
         /// Allow --ws on an address that is not loopback. Anyone who can
         /// reach it can write files under the roots.
         #[arg(long, requires = "ws")]

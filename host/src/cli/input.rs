@@ -1,6 +1,6 @@
 //! Reading content and requests from the command line's inputs.
 
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead, IsTerminal, Read};
 use std::path::PathBuf;
 
 /// The content of `write`: given inline, read from a file, or read from
@@ -12,6 +12,14 @@ pub(crate) fn content(inline: Option<String>, file: Option<PathBuf>) -> Result<S
             std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?
         }
         (None, None) => {
+            let stdin = io::stdin();
+            if stdin.is_terminal() {
+                // Not a hang: a person at a terminal is told what it waits for.
+                eprintln!(
+                    "write-tool: reading the content from stdin until end of input \
+                     (Ctrl-D; or give --content or --content-file)"
+                );
+            }
             let mut bytes = Vec::new();
             io::stdin()
                 .read_to_end(&mut bytes)

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use serde_json::Value;
-use write_tool::wire::Status;
+use write_tool::wire::{Envelope, ErrorCode, Status, messages};
 
 /// Exit status for `success` and `partial` envelopes.
 pub(crate) const EXIT_OK: u8 = 0;
@@ -25,6 +25,31 @@ pub(crate) fn emit(out: &mut impl Write, json: &str, pretty: bool) -> Result<(),
     writeln!(out, "{text}")
         .and_then(|()| out.flush())
         .map_err(|e| format!("cannot write to stdout: {e}"))
+}
+
+/// An envelope as the command line prints it: where the component's
+/// message is about a host option, it names the flag that sets it.
+pub(crate) fn with_flag_hints(envelope: String) -> String {
+    if !envelope.contains(messages::EMPTY_CONTENT) {
+        return envelope;
+    }
+    let Ok(mut decoded) = Envelope::from_json(&envelope) else {
+        return envelope;
+    };
+    match &mut decoded.error {
+        Some(error)
+            if error.code == ErrorCode::InvalidParam
+                && error.message == messages::EMPTY_CONTENT =>
+        {
+            error.message = format!(
+                "{} Pass --allow-empty to write an empty file.",
+                messages::EMPTY_CONTENT
+            );
+            decoded.text.clone_from(&error.message);
+            decoded.to_json()
+        }
+        _ => envelope,
+    }
 }
 
 /// The exit status for an envelope.

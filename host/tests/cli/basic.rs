@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::{assert_usage_error, bin_str, envelope, root_arg, run, run_cmd};
+use crate::{assert_usage_error, bin_str, envelope, root_arg, run, run_cmd, run_on_terminal};
 
 #[test]
 fn write_with_inline_content() {
@@ -249,9 +249,9 @@ fn serve_answers_every_line_and_goes_on() {
         .collect();
     assert_eq!(
         codes,
+        // Not JSON, an array, not UTF-8; the blank line is skipped.
         [
             "success",
-            "INVALID_PARAM",
             "INVALID_PARAM",
             "INVALID_PARAM",
             "INVALID_PARAM",
@@ -528,4 +528,74 @@ fn root_given_twice_allows_both_for_write_file() {
     );
     assert_usage_error(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing"));
+}
+
+/// Content is a value, whatever it starts with.
+#[test]
+fn content_may_start_with_a_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    for (file, content) in [("list.md", "- item one"), ("flag.txt", "--pretty")] {
+        let out = run(&["--root", &root, "write", file, "--content", content], b"");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert_eq!(fs::read_to_string(dir.path().join(file)).unwrap(), content);
+    }
+}
+
+/// Reading content from stdin at a terminal says so (on stderr) instead
+/// of waiting in silence; from a pipe it says nothing (the first tests
+/// above check that stderr stays empty).
+#[test]
+fn a_terminal_is_told_that_write_reads_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let (code, shown) = run_on_terminal(&["--root", &root, "write", "typed.txt"], b"typed\n\x04");
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(
+        shown.contains("reading the content from stdin until end of input"),
+        "{shown}"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("typed.txt")).unwrap(),
+        "typed\n"
+    );
+}
+
+/// The component is binary: it goes to a file or a pipe, never to a
+/// terminal.
+#[test]
+fn component_is_not_written_to_a_terminal() {
+    let (code, shown) = run_on_terminal(&["component"], b"");
+    assert_eq!(code, Some(2), "{shown}");
+    assert!(shown.contains("give -o FILE"), "{shown}");
+    assert!(
+        !shown.contains("asm"),
+        "no binary on the terminal: {shown:?}"
+    );
+}
+
+/// Empty content is refused by default; the CLI's message names the flag
+/// that allows it, on every command that prints envelopes.
+#[test]
+fn empty_content_names_the_flag_that_allows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let want = "Content cannot be empty. Pass --allow-empty to write an empty file.";
+    let out = run(&["--root", &root, "write", "e.txt", "--content", ""], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let env = envelope(&out);
+    assert_eq!(
+        (env["text"].as_str(), env["error"]["message"].as_str()),
+        (Some(want), Some(want))
+    );
+    let request = json!({"path": "e.txt", "content": ""}).to_string();
+    let out = run(&["--root", &root, "call"], request.as_bytes());
+    assert_eq!(envelope(&out)["text"], want);
+    let out = run(
+        &["--root", &root, "serve"],
+        format!("{request}\n").as_bytes(),
+    );
+    assert_eq!(envelope(&out)["error"]["code"], "INVALID_PARAM");
+    assert_eq!(envelope(&out)["text"], want);
+    assert!(!dir.path().join("e.txt").exists());
 }

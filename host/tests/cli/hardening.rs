@@ -301,7 +301,6 @@ fn serve_survives_hostile_input() {
         &b"{not json"[..],
         b"\xff\xfe\xfd",
         huge.as_bytes(),
-        b"",
         b"[]",
         b"{\"path\": 1}",
     ] {
@@ -321,8 +320,8 @@ fn serve_survives_hostile_input() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(envelopes.len(), 7);
-    for env in &envelopes[..6] {
+    assert_eq!(envelopes.len(), 6);
+    for env in &envelopes[..5] {
         assert_eq!(env["error"]["code"], "INVALID_PARAM", "{env}");
     }
     assert!(
@@ -331,8 +330,31 @@ fn serve_survives_hostile_input() {
             .unwrap()
             .starts_with("Request is over the limit of")
     );
-    assert_eq!(envelopes[6]["status"], "success");
+    assert_eq!(envelopes[5]["status"], "success");
     assert!(!dir.path().join("huge.txt").exists());
+}
+
+/// Blank lines (a trailing newline, a keep-alive, lines a shell script
+/// leaves) are no requests: skipped, not answered.
+#[test]
+fn serve_skips_blank_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let call = json!({"path": "a.txt", "content": "a\n"}).to_string();
+    let input = format!("\n  \n{call}\n\r\n\t\n{call}\n\n");
+    let out = run(&["--root", &root, "serve"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let envelopes: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(envelopes.len(), 2, "{envelopes:?}");
+    assert_eq!(envelopes[0]["status"], "success");
+    assert_eq!(
+        envelopes[1]["text"],
+        "No changes to 'a.txt' (content identical)."
+    );
 }
 
 /// A long `serve` session does not grow the host: resident memory after

@@ -9,5 +9,7 @@ mod cache;
 /// a long-running `serve`.
 mod hardening;
 
-pub use write_tool_test_support::process::{assert_usage_error, envelope, root_arg, run, run_cmd};
+pub use write_tool_test_support::process::{
+    assert_usage_error, envelope, root_arg, run, run_cmd, run_on_terminal,
+};
 pub use write_tool_test_support::{bin_str, cache_dir};

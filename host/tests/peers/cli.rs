@@ -24,6 +24,39 @@ fn ws_refuses_addresses_that_are_not_loopback_unless_asked() {
     assert!(stderr.contains("--ws-allow-remote"), "{stderr}");
 }
 
+/// `--ws` takes a host name as well as an address; one that resolves to
+/// loopback serves like `127.0.0.1`.
+#[test]
+fn ws_listens_on_a_host_name_that_resolves_to_loopback() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let root = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(bin_str())
+        .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
+        .arg("--root")
+        .arg(root.path())
+        .args(["serve", "--ws", "localhost:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut first = String::new();
+    // The server prints its address once it listens, or fails and exits
+    // (closing stderr): either way the line comes.
+    BufReader::new(child.stderr.take().expect("stderr"))
+        .read_line(&mut first)
+        .expect("read stderr");
+    let _ = child.kill();
+    let _ = child.wait();
+    let addr = first
+        .strip_prefix("write-tool: serving ws://")
+        .unwrap_or_else(|| panic!("not serving: {first:?}"));
+    let addr: std::net::SocketAddr = addr.trim().parse().expect("an address");
+    assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
+}
+
 /// Raw JSON-RPC on the MCP server's stdin: every kind of bad line, then a
 /// good call that must still be answered.
 #[test]
@@ -66,6 +99,11 @@ fn mcp_survives_malformed_requests() {
     assert_eq!(
         (reply["id"].clone(), reply["error"]["code"].clone()),
         (2.into(), (-32601).into())
+    );
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("Unknown method 'no/such/method'."),
+        "{message}"
     );
     send(
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"Delete","arguments":{}}}"#,
