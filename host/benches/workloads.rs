@@ -21,6 +21,11 @@
 //! exit, warm compile cache) and the peak memory of `serve` on W4 are
 //! measured too. Results replace the part of BENCHMARKS.md between the
 //! `results` markers.
+//!
+//! To compare with another build (a change's "before"), build it and point
+//! `WRITE_TOOL_BENCH_BASELINE` at its binary: the bench then runs this
+//! build's `serve` and that one's in turn, call by call, and prints the
+//! medians and their ratio instead of the table.
 
 #![allow(clippy::print_stdout, reason = "a bench binary reports on stdout")]
 
@@ -258,8 +263,13 @@ struct Serve<'w> {
 
 impl<'w> Serve<'w> {
     fn new(w: &'w Workload, cache: &Path, extra: &[&str]) -> Self {
+        Self::of(Path::new(BIN), w, cache, extra)
+    }
+
+    /// `serve` of the binary `bin`.
+    fn of(bin: &Path, w: &'w Workload, cache: &Path, extra: &[&str]) -> Self {
         let dir = fresh_root(w);
-        let mut child = Command::new(BIN)
+        let mut child = Command::new(bin)
             .env("WRITE_TOOL_CACHE_DIR", cache)
             .arg("--root")
             .arg(dir.path())
@@ -369,6 +379,33 @@ fn machine() -> String {
     format!("{cores} cores, {cpu}, Linux {}", kernel.trim())
 }
 
+/// `WRITE_TOOL_BENCH_BASELINE=/path/to/other/write-tool`: instead of the
+/// table, compare this build's `serve` with another build's, call by call
+/// in turn, and print the medians and their ratio (this / other).
+fn compare_with(baseline: &Path, filter: &[String], cache: &Path) {
+    // Each binary fills its own compile cache: the artifacts differ.
+    let other_cache = tempfile::tempdir().expect("cache dir");
+    println!("| workload | serve, this build | serve, {} | ratio |", baseline.display());
+    println!("|---|---|---|---|");
+    for w in workloads() {
+        if !filter.is_empty() && !filter.iter().any(|f| f == w.name) {
+            continue;
+        }
+        let mut this = Serve::new(&w, cache, &[]);
+        let mut other = Serve::of(baseline, &w, other_cache.path(), &[]);
+        let medians = interleaved(&w, &mut [&mut this, &mut other]);
+        this.finish();
+        other.finish();
+        println!(
+            "| {} | {} | {} | {} |",
+            w.name,
+            ms(medians[0]),
+            ms(medians[1]),
+            ratio(medians[0], medians[1])
+        );
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; a filter picks workloads by name.
     let filter: Vec<String> = std::env::args()
@@ -376,6 +413,10 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let cache = tempfile::tempdir().expect("cache dir");
+    if let Some(baseline) = std::env::var_os("WRITE_TOOL_BENCH_BASELINE") {
+        compare_with(Path::new(&baseline), &filter, cache.path());
+        return;
+    }
     let tool = WriteTool::new(Options {
         cache: write_tool::CompileCache::Dir(cache.path().to_path_buf()),
         ..Options::default()
