@@ -385,7 +385,10 @@ fn machine() -> String {
 fn compare_with(baseline: &Path, filter: &[String], cache: &Path) {
     // Each binary fills its own compile cache: the artifacts differ.
     let other_cache = tempfile::tempdir().expect("cache dir");
-    println!("| workload | serve, this build | serve, {} | ratio |", baseline.display());
+    println!(
+        "| workload | serve, this build | serve, {} | ratio |",
+        baseline.display()
+    );
     println!("|---|---|---|---|");
     for w in workloads() {
         if !filter.is_empty() && !filter.iter().any(|f| f == w.name) {

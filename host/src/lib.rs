@@ -42,7 +42,6 @@
 
 #![deny(unsafe_code)]
 
-mod arguments;
 #[allow(
     missing_debug_implementations,
     missing_docs,

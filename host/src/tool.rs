@@ -6,9 +6,9 @@ use std::time::Instant;
 use wasmtime::Store;
 use wasmtime::component::{Linker, ResourceTable};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use write_tool_wire::request::path_of;
 use write_tool_wire::{Envelope, ErrorCode, echo};
 
-use crate::arguments::path_argument;
 use crate::bindings::WriteToolPre;
 use crate::bindings::exports::write_tool::tool::tool::{
     Config as GuestConfig, Envelope as Typed, Guest,
@@ -85,7 +85,7 @@ impl WriteTool {
     /// memory cap, trap) become `EXECUTION_ERROR` envelopes.
     pub fn call(&self, root: &Root, arguments: &str) -> String {
         let start = Instant::now();
-        let path = path_argument(arguments);
+        let path = path_of(arguments);
         let snapshot = path.as_deref().and_then(|p| ModeSnapshot::take(root, p));
         let sweep = path
             .as_deref()

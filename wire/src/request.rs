@@ -15,6 +15,11 @@
 //! always has `path`. It is a `tool_calls` item when, besides, its
 //! `function` is an object.
 
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The tool names a call may carry.
@@ -67,6 +72,83 @@ pub fn take_function(object: &mut Map<String, Value>) -> Option<Map<String, Valu
     }
 }
 
+/// The `path` a request names, in any of its shapes, read without building
+/// the rest of it (the content can be many MiB): other values are skipped,
+/// not built, and reading stops at `path`. `None` when the request names
+/// none, or is not well-formed enough to tell.
+///
+/// For a host that looks at the target before the call. It decides nothing
+/// about the call's validity (the component checks the request in full),
+/// and it reads at most the three levels a request has — a `tool_calls`
+/// item, its tool call, the arguments — so however deeply a hostile request
+/// nests, the look costs one pass over it.
+pub fn path_of(request: &str) -> Option<String> {
+    let top = scan(request)?;
+    if top.path.is_some() {
+        return top.path;
+    }
+    let arguments = match (top.arguments, top.function) {
+        (Some(arguments), _) => arguments,
+        (None, Some(function)) => scan(function.get())?.arguments?,
+        (None, None) => return None,
+    };
+    let text = arguments.get();
+    if text.starts_with('"') {
+        let inner: String = serde_json::from_str(text).ok()?;
+        scan(&inner)?.path
+    } else {
+        scan(text)?.path
+    }
+}
+
+/// What [`scan`] saw of one object's keys.
+#[derive(Default)]
+struct Scanned<'a> {
+    path: Option<String>,
+    arguments: Option<&'a RawValue>,
+    function: Option<&'a RawValue>,
+}
+
+/// The `path`, `arguments` and `function` of the object `text`, without
+/// descending into any value.
+fn scan(text: &str) -> Option<Scanned<'_>> {
+    /// Fills the slot; stops the parse (as an error) once `path` is read.
+    struct Scan<'s, 'de>(&'s mut Scanned<'de>);
+
+    impl<'de> Visitor<'de> for Scan<'_, 'de> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "path" => {
+                        self.0.path = Some(map.next_value()?);
+                        return Err(de::Error::custom("found"));
+                    }
+                    "arguments" => self.0.arguments = Some(map.next_value()?),
+                    "function" => self.0.function = Some(map.next_value()?),
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+
+    let mut scanned = Scanned::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    // Whether the parse stopped early or failed, the slot holds what it
+    // saw; a failure before anything was seen leaves it empty.
+    let stopped = (&mut de).deserialize_map(Scan(&mut scanned)).is_err();
+    let seen = scanned.path.is_some() || scanned.arguments.is_some() || scanned.function.is_some();
+    (seen || !stopped).then_some(scanned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +184,45 @@ mod tests {
         assert_eq!(take_function(&mut args), None);
         assert!(args.contains_key("function"), "left as it was");
         assert_eq!(take_function(&mut object(json!({"function": "x"}))), None);
+    }
+
+    #[test]
+    fn the_path_of_every_shape() {
+        let path = |request: &str| path_of(request);
+        assert_eq!(
+            path(r#"{"content":"x","path":"a/b"}"#).as_deref(),
+            Some("a/b")
+        );
+        assert_eq!(
+            path(r#"{"name":"Write","arguments":{"path":"c","content":"x"}}"#).as_deref(),
+            Some("c")
+        );
+        assert_eq!(
+            path(r#"{"name":"Write","arguments":"{\"path\":\"d\"}"}"#).as_deref(),
+            Some("d")
+        );
+        assert_eq!(
+            path(
+                r#"{"type":"function","function":{"name":"Write","arguments":"{\"path\":\"e\"}"}}"#
+            )
+            .as_deref(),
+            Some("e")
+        );
+        assert_eq!(path("not json"), None);
+        assert_eq!(path(r#"{"path":7}"#), None);
+    }
+
+    #[test]
+    fn the_path_is_looked_for_three_levels_deep_at_most() {
+        let deep = format!(
+            "{}{}{}",
+            r#"{"arguments":"#.repeat(100_000),
+            r#"{"path":"x"}"#,
+            "}".repeat(100_000)
+        );
+        assert_eq!(path_of(&deep), None);
+        let two = r#"{"arguments":{"arguments":{"path":"x"}}}"#;
+        assert_eq!(path_of(two), None, "the guest refuses it too");
     }
 
     #[test]
