@@ -7,6 +7,10 @@
 //! the nested build names every source it read, and each becomes a
 //! `rerun-if-changed`.
 //!
+//! The embedded component gets a `package-docs` custom section: the WIT's
+//! documentation, which `wasm-tools component wit` prints and agent
+//! runtimes turn into tool descriptions.
+//!
 //! Set `WRITE_TOOL_GUEST_WASM` to a prebuilt component to skip the nested
 //! build.
 
@@ -43,20 +47,87 @@ fn run() -> Result<(), String> {
         }
         None => build_guest(&out_dir)?,
     };
-    fs::copy(&wasm, &embedded).map_err(|e| {
-        format!(
-            "cannot copy {} to {}: {e}",
-            wasm.display(),
-            embedded.display()
-        )
-    })?;
+    let bytes = fs::read(&wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
+    let wit = manifest_dir()?
+        .parent()
+        .ok_or("host crate has no parent directory")?
+        .join("wit");
+    println!("cargo:rerun-if-changed={}", wit.display());
+    let documented = with_package_docs(bytes, &wit)?;
+    fs::write(&embedded, documented)
+        .map_err(|e| format!("cannot write {}: {e}", embedded.display()))?;
     Ok(())
+}
+
+fn manifest_dir() -> Result<PathBuf, String> {
+    Ok(PathBuf::from(
+        env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR is not set")?,
+    ))
+}
+
+/// `component` with a `package-docs` custom section appended: the docs of
+/// the WIT package in `wit_dir`, in wit-parser's format.
+///
+/// The section is keyed the way the built component decodes: a decoder
+/// (`wasm-tools component wit`, wit-parser) names the component's world
+/// `root`, whatever the WIT called it, and injects the docs by those names;
+/// the tool's interface is inline in the world, so its functions' docs go
+/// with it. A custom section may stand anywhere in a component, so it is
+/// appended as it is, without re-encoding the rest.
+fn with_package_docs(mut component: Vec<u8>, wit_dir: &Path) -> Result<Vec<u8>, String> {
+    use wit_parser::{PackageMetadata, Resolve};
+
+    let mut resolve = Resolve::new();
+    let (package, _) = resolve
+        .push_dir(wit_dir)
+        .map_err(|e| format!("cannot read the WIT in {}: {e:#}", wit_dir.display()))?;
+    let encoded = PackageMetadata::extract(&resolve, package)
+        .encode()
+        .map_err(|e| format!("cannot encode the WIT docs: {e:#}"))?;
+    let (version, json) = encoded.split_first().ok_or("empty package-docs")?;
+    let mut docs: serde_json::Value =
+        serde_json::from_slice(json).map_err(|e| format!("package-docs: {e}"))?;
+    if let Some(serde_json::Value::Object(worlds)) = docs.get_mut("worlds") {
+        let renamed: serde_json::Map<String, serde_json::Value> = std::mem::take(worlds)
+            .into_iter()
+            .map(|(_, world)| ("root".to_owned(), world))
+            .collect();
+        if renamed.len() > 1 {
+            return Err("the WIT package must have one world".into());
+        }
+        *worlds = renamed;
+    }
+    let mut payload = vec![*version];
+    payload.extend(serde_json::to_vec(&docs).map_err(|e| format!("package-docs: {e}"))?);
+
+    let name = PackageMetadata::SECTION_NAME.as_bytes();
+    let mut body = Vec::new();
+    leb128(&mut body, name.len());
+    body.extend_from_slice(name);
+    body.extend_from_slice(&payload);
+    component.push(0); // custom section
+    leb128(&mut component, body.len());
+    component.extend_from_slice(&body);
+    Ok(component)
+}
+
+/// `value` as an unsigned LEB128 number, as the WebAssembly binary format
+/// writes sizes.
+fn leb128(out: &mut Vec<u8>, mut value: usize) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
 }
 
 fn build_guest(out_dir: &Path) -> Result<PathBuf, String> {
     check_target_installed()?;
-    let manifest_dir =
-        PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR is not set")?);
+    let manifest_dir = manifest_dir()?;
     let workspace = manifest_dir
         .parent()
         .ok_or("host crate has no parent directory")?;

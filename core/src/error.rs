@@ -58,6 +58,18 @@ impl ToolError {
         Self::new(ErrorCode::InvalidParam, message)
     }
 
+    /// An absolute path where a relative one is wanted; `relative` is the
+    /// path's form relative to the project root, when it lies there.
+    #[cold]
+    pub fn absolute_path(relative: Option<&str>) -> Self {
+        match relative {
+            Some(relative) => Self::invalid_param(format!(
+                "Absolute path not allowed. Use relative path: '{relative}'."
+            )),
+            None => Self::invalid_param("Absolute path not allowed. Use relative path."),
+        }
+    }
+
     /// The path climbs above the root or leads outside it.
     #[cold]
     pub fn outside_root() -> Self {

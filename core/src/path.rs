@@ -31,9 +31,7 @@ impl RelPath {
     pub fn parse(path: &str) -> Result<RelPath, ToolError> {
         check_characters(path)?;
         if is_absolute(path) {
-            return Err(ToolError::invalid_param(
-                "Absolute path not allowed. Use relative path.",
-            ));
+            return Err(ToolError::absolute_path(None));
         }
         let names = normalize(path.split('/'))?;
         if names.is_empty() {

@@ -1,40 +1,35 @@
-//! Several roots (`docs/contract.md#several-roots`), and absolute paths.
+//! The roots a call may reach (`docs/contract.md#several-roots`), found
+//! among the directories the host preopened.
 //!
-//! A `Write` call names a file relative to the project root and nothing
-//! else. A `write_file` call may also name it by an absolute path inside
-//! any allowed root: the project root (under one of its absolute
-//! spellings) or another root the host opened. The host says which
-//! spellings address which root; the guest matches the path against them
-//! lexically, longest root first, and never learns more about the host's
-//! file system than those names.
+//! The project root is the preopen named `.` if there is one, else the
+//! first: relative paths resolve against it. Every preopen a host grants is
+//! a directory the tool may write under; preopens of the same directory are
+//! one root under several names. A preopen's absolute name (`/srv/data`) is
+//! what a `write_file` call may name a file in that root by. Names are
+//! matched lexically, longest first; they never route a path by themselves:
+//! every access goes through the matched preopen's handle.
+
+use std::cell::OnceCell;
 
 use write_tool_wire::request::ToolName;
-use write_tool_wire::roots::{self, absolute_names};
+use write_tool_wire::roots;
 
 use crate::error::ToolError;
 use crate::fs::Dir;
 use crate::path::{self, RelPath};
 
-/// A directory calls may write under, and the absolute spellings that
-/// address it (`/srv/data`). The first spelling prefixes the root's files
-/// in `path_resolved` when it is not the project root.
-#[derive(Debug)]
-pub struct AllowedRoot {
-    /// The handle every access goes through.
-    pub dir: Dir,
-    /// Absolute spellings of the root; empty when it has none (then no
-    /// absolute path reaches it).
-    pub names: Vec<String>,
-}
+/// The name of the preopen that is the project root when there is one.
+pub const PROJECT_PREOPEN: &str = ".";
 
-/// The roots one call may reach.
+/// The roots of one call: the host's preopens.
 #[derive(Debug)]
 pub struct Roots {
-    /// The project root: relative paths resolve against it.
-    pub project: AllowedRoot,
-    /// The other roots, reachable by `write_file` calls that name an
-    /// absolute path inside them.
-    pub others: Vec<AllowedRoot>,
+    preopens: Vec<(Dir, String)>,
+    /// Which preopen is the project root.
+    project: usize,
+    /// For each preopen, the first preopen of the same directory: worked
+    /// out only when a call needs it (it asks the host about each pair).
+    same_as: OnceCell<Vec<usize>>,
 }
 
 /// Where a path lands.
@@ -50,128 +45,146 @@ pub struct Located<'a> {
 }
 
 impl Roots {
-    /// The project root alone, with no absolute names.
+    /// The roots the host preopened, in its order; `None` when it preopened
+    /// nothing.
+    pub fn from_preopens(preopens: Vec<(Dir, String)>) -> Option<Roots> {
+        let project = preopens
+            .iter()
+            .position(|(_, name)| name == PROJECT_PREOPEN)
+            .or_else(|| (!preopens.is_empty()).then_some(0))?;
+        Some(Roots {
+            preopens,
+            project,
+            same_as: OnceCell::new(),
+        })
+    }
+
+    /// The project root alone, preopened as `.`.
     pub fn single(dir: Dir) -> Roots {
         Roots {
-            project: AllowedRoot {
-                dir,
-                names: Vec::new(),
-            },
-            others: Vec::new(),
+            preopens: vec![(dir, PROJECT_PREOPEN.to_owned())],
+            project: 0,
+            same_as: OnceCell::new(),
         }
     }
 
+    /// The project root.
+    pub fn project(&self) -> &Dir {
+        &self.preopens[self.project].0
+    }
+
+    fn same_as(&self) -> &[usize] {
+        self.same_as.get_or_init(|| {
+            let mut same_as: Vec<usize> = Vec::with_capacity(self.preopens.len());
+            for (i, (dir, _)) in self.preopens.iter().enumerate() {
+                let first = (0..i)
+                    .find(|&j| same_as[j] == j && self.preopens[j].0.is_same(dir))
+                    .unwrap_or(i);
+                same_as.push(first);
+            }
+            same_as
+        })
+    }
+
+    /// Whether preopen `i` is (a name of) the project root.
+    fn is_project(&self, i: usize) -> bool {
+        let same_as = self.same_as();
+        same_as[i] == same_as[self.project]
+    }
+
+    /// Every preopen's absolute name, with the preopen's index.
+    fn absolute_names(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.preopens
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, name))| name.starts_with('/'))
+            .map(|(i, (_, name))| (i, name.as_str()))
+    }
+
+    /// The first absolute name of the root preopen `i` belongs to.
+    fn display_name(&self, i: usize) -> Option<&str> {
+        let same_as = self.same_as();
+        self.absolute_names()
+            .find(|&(j, _)| same_as[j] == same_as[i])
+            .map(|(_, name)| name.trim_end_matches('/'))
+    }
+
     /// Place the path of a call to `tool`: relative paths resolve against
-    /// the project root; absolute ones are refused for `Write`, and for
-    /// `write_file` resolve against the allowed root that holds them.
+    /// the project root; absolute ones are refused for `Write` (with the
+    /// relative form, when they lie in the project root), and for
+    /// `write_file` resolve against the preopen whose name holds them.
     pub fn locate(&self, tool: ToolName, path: &str) -> Result<Located<'_>, ToolError> {
-        if tool == ToolName::Write || !path::is_absolute(path) {
+        if !path::is_absolute(path) {
             return Ok(Located {
-                dir: &self.project.dir,
+                dir: self.project(),
                 prefix: None,
                 rel: RelPath::parse(path)?,
             });
         }
         path::check_characters(path)?;
-        let names = std::iter::once(&self.project)
-            .chain(&self.others)
-            .enumerate()
-            .flat_map(|(i, root)| root.names.iter().map(move |n| (i, n.as_str())));
-        let (index, rest) =
-            roots::locate(path, names).ok_or_else(|| ToolError::not_allowed(path))?;
+        let found = roots::locate(path, self.absolute_names());
+        if tool == ToolName::Write {
+            let relative = found
+                .filter(|(i, rest)| !rest.is_empty() && self.is_project(*i))
+                .map(|(_, rest)| rest.join("/"));
+            return Err(ToolError::absolute_path(relative.as_deref()));
+        }
+        let (i, rest) = found.ok_or_else(|| ToolError::not_allowed(path))?;
         if rest.is_empty() {
             return Err(ToolError::is_directory());
         }
         let rel = RelPath::from_names(rest, path.ends_with('/'));
-        Ok(
-            match index.checked_sub(1).and_then(|i| self.others.get(i)) {
-                None => Located {
-                    dir: &self.project.dir,
-                    prefix: None,
-                    rel,
-                },
-                Some(root) => Located {
-                    dir: &root.dir,
-                    prefix: root.names.first().map(|n| n.trim_end_matches('/')),
-                    rel,
-                },
-            },
-        )
+        let prefix = if self.is_project(i) {
+            None
+        } else {
+            self.display_name(i)
+        };
+        Ok(Located {
+            dir: &self.preopens[i].0,
+            prefix,
+            rel,
+        })
     }
-}
-
-/// Refuse root names the component could not route safely: a name that is
-/// not an absolute POSIX path, another root without names, or a preopen
-/// name for another root that does not start with `../`.
-///
-/// wasi-libc routes a path to the preopen whose name is its longest prefix,
-/// after stripping a leading `/` or `./`, and the project root is the
-/// preopen `.`: a preopen named `/srv/data` would also catch the
-/// project-relative path `srv/data/x` in a program that opens files by
-/// path. Names beginning with `../` cannot be caught that way, since no
-/// project path starts with `..`.
-pub fn check_names<'a>(
-    project: &[String],
-    others: impl IntoIterator<Item = (&'a str, &'a [String])>,
-) -> Result<(), String> {
-    let mut names: Vec<&String> = project.iter().collect();
-    for (preopen, root_names) in others {
-        let ok = preopen.starts_with("../")
-            && preopen[3..]
-                .split('/')
-                .all(|n| !matches!(n, "" | "." | ".."));
-        if !ok {
-            return Err(format!(
-                "root preopen '{preopen}' must be named '../<name>' with plain names after it"
-            ));
-        }
-        if root_names.is_empty() {
-            return Err(format!("root preopen '{preopen}' has no absolute name"));
-        }
-        names.extend(root_names);
-    }
-    for name in names {
-        if absolute_names(name).is_none() {
-            return Err(format!("root name '{name}' is not an absolute POSIX path"));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
     use crate::error::ErrorCode;
 
-    fn roots() -> Roots {
-        Roots {
-            project: AllowedRoot {
-                dir: Dir::from_path("."),
-                names: vec!["/home/u/proj".into()],
-            },
-            others: vec![
-                AllowedRoot {
-                    dir: Dir::from_path("../roots/1"),
-                    names: vec!["/srv/data/".into(), "/data".into()],
-                },
-                AllowedRoot {
-                    dir: Dir::from_path("../roots/2"),
-                    names: vec!["/home/u/proj/vendor".into()],
-                },
-            ],
+    /// `base/proj` (also named `/home/u/proj`), `base/data` (named
+    /// `/srv/data/` and `/data`), `base/proj/vendor` (named
+    /// `/home/u/proj/vendor`).
+    fn roots(base: &Path) -> Roots {
+        for dir in ["proj/vendor", "data"] {
+            std::fs::create_dir_all(base.join(dir)).unwrap();
         }
+        let dir = |rel: &str| Dir::from_path(base.join(rel));
+        Roots::from_preopens(vec![
+            (dir("proj"), ".".into()),
+            (dir("proj"), "/home/u/proj".into()),
+            (dir("data"), "/srv/data/".into()),
+            (dir("data"), "/data".into()),
+            (dir("proj/vendor"), "/home/u/proj/vendor".into()),
+        ])
+        .unwrap()
     }
 
-    /// Where a path lands: the I/O directory, the display prefix, the names.
+    /// Where a path lands: the I/O directory below `base`, the display
+    /// prefix, the names.
     type Placed = (String, Option<String>, Vec<String>);
 
-    fn place(path: &str) -> Result<Placed, (ErrorCode, String)> {
-        let roots = roots();
+    fn place(tool: ToolName, path: &str) -> Result<Placed, (ErrorCode, String)> {
+        let base = tempfile::tempdir().unwrap();
+        let roots = roots(base.path());
         roots
-            .locate(ToolName::WriteFile, path)
+            .locate(tool, path)
             .map(|l| {
+                let dir = l.dir.path().strip_prefix(base.path()).unwrap();
                 (
-                    l.dir.path().display().to_string(),
+                    dir.display().to_string(),
                     l.prefix.map(str::to_owned),
                     l.rel.into_names(),
                 )
@@ -179,45 +192,62 @@ mod tests {
             .map_err(|e| (e.code, e.message))
     }
 
+    fn write_file(path: &str) -> Result<Placed, (ErrorCode, String)> {
+        place(ToolName::WriteFile, path)
+    }
+
+    #[test]
+    fn the_project_root_is_dot_or_else_the_first() {
+        let base = tempfile::tempdir().unwrap();
+        let dir = |name: &str| Dir::from_path(base.path().join(name));
+        let roots =
+            Roots::from_preopens(vec![(dir("a"), "/a".into()), (dir("b"), ".".into())]).unwrap();
+        assert_eq!(roots.project().path(), base.path().join("b"));
+        let roots =
+            Roots::from_preopens(vec![(dir("a"), "/a".into()), (dir("b"), "b".into())]).unwrap();
+        assert_eq!(roots.project().path(), base.path().join("a"));
+        assert!(Roots::from_preopens(Vec::new()).is_none());
+    }
+
     #[test]
     fn relative_paths_stay_in_the_project() {
         assert_eq!(
-            place("a/b").unwrap(),
-            (".".into(), None, vec!["a".into(), "b".into()])
+            write_file("a/b").unwrap(),
+            ("proj".into(), None, vec!["a".into(), "b".into()])
         );
-        assert_eq!(place("../x").unwrap_err().0, ErrorCode::AccessDenied);
+        // A relative path that spells another root's name is a project path.
+        assert_eq!(
+            write_file("srv/data/x").unwrap(),
+            (
+                "proj".into(),
+                None,
+                vec!["srv".into(), "data".into(), "x".into()]
+            )
+        );
+        assert_eq!(write_file("../x").unwrap_err().0, ErrorCode::AccessDenied);
     }
 
     #[test]
     fn absolute_paths_find_the_longest_root() {
         assert_eq!(
-            place("/home/u/proj/src/x").unwrap(),
-            (".".into(), None, vec!["src".into(), "x".into()])
+            write_file("/home/u/proj/src/x").unwrap(),
+            ("proj".into(), None, vec!["src".into(), "x".into()])
         );
         assert_eq!(
-            place("/home/u/proj/vendor/x").unwrap(),
+            write_file("/home/u/proj/vendor/x").unwrap(),
             (
-                "../roots/2".into(),
+                "proj/vendor".into(),
                 Some("/home/u/proj/vendor".into()),
                 vec!["x".into()]
             )
         );
-        assert_eq!(
-            place("/data/./a/../b").unwrap(),
-            (
-                "../roots/1".into(),
-                Some("/srv/data".into()),
-                vec!["b".into()]
-            )
-        );
-        assert_eq!(
-            place("//srv/data/x").unwrap(),
-            (
-                "../roots/1".into(),
-                Some("/srv/data".into()),
-                vec!["x".into()]
-            )
-        );
+        for (path, name) in [("/data/./a/../b", "b"), ("//srv/data/x", "x")] {
+            assert_eq!(
+                write_file(path).unwrap(),
+                ("data".into(), Some("/srv/data".into()), vec![name.into()]),
+                "{path}"
+            );
+        }
     }
 
     #[test]
@@ -229,7 +259,7 @@ mod tests {
             "C:\\x",
             "C:/x",
         ] {
-            let (code, message) = place(path).unwrap_err();
+            let (code, message) = write_file(path).unwrap_err();
             assert_eq!(code, ErrorCode::AccessDenied, "{path}");
             assert_eq!(
                 message,
@@ -239,33 +269,46 @@ mod tests {
     }
 
     #[test]
+    fn write_names_the_relative_form_of_an_absolute_path_in_the_project() {
+        let write = |path: &str| place(ToolName::Write, path).unwrap_err();
+        assert_eq!(
+            write("/home/u/proj/src/a.py"),
+            (
+                ErrorCode::InvalidParam,
+                "Absolute path not allowed. Use relative path: 'src/a.py'.".into()
+            )
+        );
+        for path in ["/etc/passwd", "/data/x", "/home/u/proj", "C:\\x"] {
+            assert_eq!(
+                write(path),
+                (
+                    ErrorCode::InvalidParam,
+                    "Absolute path not allowed. Use relative path.".into()
+                ),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
     fn a_root_itself_is_a_directory() {
         for path in ["/home/u/proj", "/srv/data/"] {
-            assert_eq!(place(path).unwrap_err().0, ErrorCode::IsDirectory, "{path}");
+            assert_eq!(
+                write_file(path).unwrap_err().0,
+                ErrorCode::IsDirectory,
+                "{path}"
+            );
         }
-        let roots = roots();
+        let base = tempfile::tempdir().unwrap();
+        let roots = roots(base.path());
         let below = roots.locate(ToolName::WriteFile, "/data/x/").unwrap();
         assert!(below.rel.dir_only(), "decided once the path is resolved");
     }
 
     #[test]
     fn characters_are_checked_before_roots() {
-        assert_eq!(
-            place("/data/a\u{202e}b").unwrap_err().0,
-            ErrorCode::InvalidParam
-        );
-        assert_eq!(place("/data/a\nb").unwrap_err().0, ErrorCode::InvalidParam);
-    }
-
-    #[test]
-    fn configurations_that_could_misroute_are_refused() {
-        let project = vec!["/home/u/proj".to_owned()];
-        let data = ["/srv/data/".to_owned(), "/data".to_owned()];
-        let none: Vec<String> = Vec::new();
-        assert!(check_names(&project, [("../roots/1", &data[..])]).is_ok());
-        assert!(check_names(&project, [("/srv/data", &data[..])]).is_err());
-        assert!(check_names(&project, [("../../x", &data[..])]).is_err());
-        assert!(check_names(&["relative".to_owned()], []).is_err());
-        assert!(check_names(&project, [("../roots/1", &none[..])]).is_err());
+        for path in ["/data/a\u{202e}b", "/data/a\nb"] {
+            assert_eq!(write_file(path).unwrap_err().0, ErrorCode::InvalidParam);
+        }
     }
 }

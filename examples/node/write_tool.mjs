@@ -7,16 +7,7 @@
 //
 // ROOT is preopened as ".", the only directory the component can see.
 
-import { _setPreopens, types } from '@bytecodealliance/preview2-shim/filesystem';
-
-// preview2-shim 0.26 refuses to open any file whose descriptor flags include
-// `mutate-directory` (it throws "unsupported"), and the component's opens
-// for writing carry that flag (wasi-libc sets it). Node's fs.openSync has
-// nothing to map it to, so clearing it changes nothing else.
-const openAt = types.Descriptor.prototype.openAt;
-types.Descriptor.prototype.openAt = function (pathFlags, path, openFlags, descriptorFlags) {
-  return openAt.call(this, pathFlags, path, openFlags, { ...descriptorFlags, mutateDirectory: false });
-};
+import { _setPreopens } from '@bytecodealliance/preview2-shim/filesystem';
 
 const root = process.argv[2];
 if (!root) {

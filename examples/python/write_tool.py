@@ -13,7 +13,7 @@ import sys
 from wasmtime import Engine, Store, WasiConfig
 from wasmtime.component import Component, Linker
 
-INTERFACE = "write-tool:tool/tool@0.1.0"
+INTERFACE = "tool"
 
 
 class WriteTool:

@@ -8,37 +8,37 @@ use tokio::sync::Semaphore;
 
 use crate::{Root, WriteTool};
 
-/// The tool, its roots, and the slots calls wait for.
+/// The tool and the slots calls wait for.
 #[derive(Debug)]
 pub(crate) struct Calls {
     tool: Arc<WriteTool>,
-    root: Arc<Root>,
     slots: Arc<Semaphore>,
 }
 
 impl Calls {
-    pub(crate) fn new(tool: Arc<WriteTool>, root: Arc<Root>) -> Calls {
+    pub(crate) fn new(tool: Arc<WriteTool>) -> Calls {
         let slots = usize::try_from(tool.options().max_concurrent_calls.max(1)).unwrap_or(1);
         Calls {
             tool,
-            root,
             slots: Arc::new(Semaphore::new(slots)),
         }
     }
 
-    /// The envelope JSON for one request. The slot travels with the blocking
-    /// task, so a call whose waiter went away still holds it until it ends.
-    /// Fails only when the call could not run to its end (the runtime is
-    /// shutting down, or the task panicked); the message says which.
+    /// The envelope JSON for one request under `root`. The slot travels
+    /// with the blocking task, so a call whose waiter went away still holds
+    /// it until it ends. Fails only when the call could not run to its end
+    /// (the runtime is shutting down, or the task panicked); the message
+    /// says which.
     pub(crate) async fn call(
         &self,
+        root: Arc<Root>,
         request: impl AsRef<str> + Send + 'static,
     ) -> Result<String, String> {
         let permit = Arc::clone(&self.slots)
             .acquire_owned()
             .await
             .map_err(|_| "The server is shutting down; nothing was written.".to_owned())?;
-        let (tool, root) = (Arc::clone(&self.tool), Arc::clone(&self.root));
+        let tool = Arc::clone(&self.tool);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             tool.call(&root, request.as_ref())

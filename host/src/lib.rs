@@ -64,19 +64,19 @@ mod sweeps;
 mod tool;
 pub mod ws;
 
-pub use bindings::exports::write_tool::tool::tool::{
-    AllowedRoot, Config as GuestConfig, Context, Data, Durability, Envelope, ErrorCode, ErrorInfo,
-    Operation, Stats, Status as TypedStatus,
+pub use bindings::exports::tool::{
+    Context, Data, Envelope, ErrorCode, ErrorInfo, Operation, Stats, Status as TypedStatus,
 };
 pub use cache::CompileCache;
 pub use cap_std::{AmbientAuthority, ambient_authority};
 pub use envelope::invalid_request;
 pub use options::{MIN_MEMORY_LIMIT_BYTES, Options};
-pub use sandbox::Root;
+pub use sandbox::{ProjectPreopen, Root};
 pub use tool::WriteTool;
 pub use write_tool_wire as wire;
+pub use write_tool_wire::settings::Durability;
 
-write_tool_wire::envelope_into_wit!(crate::bindings::exports::write_tool::tool::tool);
+write_tool_wire::envelope_into_wit!(crate::bindings::exports::tool);
 
 /// The guest component, built for `wasm32-wasip2` by `build.rs`.
 pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/write_tool_guest.wasm"));
@@ -108,6 +108,6 @@ mod tests {
                 .any(|n| n.starts_with("wasi:sockets/") || n.starts_with("wasi:http/"))
         );
         let exports: Vec<&str> = ty.exports(&engine).map(|(name, _)| name).collect();
-        assert_eq!(exports, ["write-tool:tool/tool@0.1.0"]);
+        assert_eq!(exports, ["tool"]);
     }
 }

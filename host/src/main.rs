@@ -35,6 +35,8 @@ fn run(cli: Cli) -> Result<u8, String> {
     if let Command::Component { out } = &cli.command {
         return commands::component(out.as_deref());
     }
+    // Without `--root`, `mcp` follows the client's roots, if it offers any.
+    let roots_given = !cli.root.is_empty();
     let root = match cli.command {
         Command::Schema => None,
         _ => Some(open_root(cli.root)?),
@@ -63,7 +65,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             None => commands::serve(&tool, &root, limit),
             Some(addrs) => commands::serve_ws(tool, root, addrs, ws_origin, limit),
         },
-        Command::Mcp => commands::mcp(tool, root, limit),
+        Command::Mcp => commands::mcp(tool, root, !roots_given, limit),
         Command::Schema | Command::Component { .. } => unreachable!("answered above"),
     }
 }

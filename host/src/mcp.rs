@@ -4,44 +4,113 @@
 //! It lists two tools that run the same component: `Write` (the input
 //! schema from the component's `definition()`) and `write_file` (`path` and
 //! `content`, absolute paths inside an allowed root accepted;
-//! `docs/contract.md#several-roots`). A `tools/call` is answered with the envelope: its JSON as the
-//! text content, the same object as `structuredContent`, and `isError` set
-//! for error envelopes. A call the tool cannot even start (an unknown tool
-//! name) is a JSON-RPC error; everything else, bad arguments included, is an
-//! envelope, as it is on every other surface.
+//! `docs/contract.md#several-roots`). A `tools/call` is answered with the
+//! envelope: its JSON as the text content, the same object as
+//! `structuredContent`, and `isError` set for error envelopes. A call the
+//! tool cannot even start (an unknown tool name) is a JSON-RPC error;
+//! everything else, bad arguments included, is an envelope, as it is on
+//! every other surface.
+//!
+//! **Roots.** Started with roots of its own (`--root`), the server keeps
+//! them. Started to follow the client ([`McpServer::following_client`]), it
+//! takes the client's roots, the MCP way: when the client offers the roots
+//! capability, its `roots/list` (file URIs) are the allowed roots, the
+//! first the project root; they are asked for when a call first needs them,
+//! and again as soon as `notifications/roots/list_changed` comes. A client
+//! that offers no roots capability gets the server's own root.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::calls::Calls;
-use crate::{Root, WriteTool};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CustomResult, ErrorCode as RpcErrorCode, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use write_tool_wire::Status;
+use tokio::sync::Mutex;
+use write_tool_wire::{Envelope, ErrorCode, Status};
+
+use crate::calls::Calls;
+use crate::{Root, WriteTool, ambient_authority};
 
 /// The MCP server: the tool, its roots, and the tool list built once.
 #[derive(Debug)]
 pub struct McpServer {
     calls: Calls,
+    roots: Roots,
     tools: Vec<Tool>,
 }
 
+/// Where the server's roots come from.
+#[derive(Debug)]
+enum Roots {
+    /// Given when the server started.
+    Fixed(Arc<Root>),
+    /// The client's, when it offers them; `own` otherwise.
+    Client {
+        own: Arc<Root>,
+        /// The client's roots as last listed, or why they cannot be used;
+        /// `None` until a call needs them, and again after the client
+        /// says they changed.
+        listed: Mutex<Option<Result<Arc<Root>, String>>>,
+    },
+}
+
 impl McpServer {
-    /// Build the server. Reads the `Write` schema from the component.
+    /// Build the server on `root`. Reads the `Write` schema from the
+    /// component.
     pub fn new(tool: Arc<WriteTool>, root: Arc<Root>) -> wasmtime::Result<McpServer> {
+        McpServer::with_roots(tool, Roots::Fixed(root))
+    }
+
+    /// Build the server to follow the client's roots (see the module
+    /// documentation), with `own` for a client that offers none.
+    pub fn following_client(tool: Arc<WriteTool>, own: Arc<Root>) -> wasmtime::Result<McpServer> {
+        McpServer::with_roots(
+            tool,
+            Roots::Client {
+                own,
+                listed: Mutex::new(None),
+            },
+        )
+    }
+
+    fn with_roots(tool: Arc<WriteTool>, roots: Roots) -> wasmtime::Result<McpServer> {
         let definition: Value = serde_json::from_str(&tool.definition()?)?;
         let tools = tools(&definition)?;
         Ok(McpServer {
-            calls: Calls::new(tool, root),
+            calls: Calls::new(tool),
+            roots,
             tools,
         })
+    }
+
+    /// The roots a call runs under, or why it cannot run.
+    #[allow(deprecated, reason = "the roots capability; see `client_roots`")]
+    async fn root(&self, peer: &Peer<RoleServer>) -> Result<Arc<Root>, String> {
+        let (own, listed) = match &self.roots {
+            Roots::Fixed(root) => return Ok(Arc::clone(root)),
+            Roots::Client { own, listed } => (own, listed),
+        };
+        let mut listed = listed.lock().await;
+        if let Some(known) = &*listed {
+            return known.clone();
+        }
+        let offers = peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        let current = if offers {
+            client_roots(peer).await
+        } else {
+            Ok(Arc::clone(own))
+        };
+        *listed = Some(current.clone());
+        current
     }
 
     /// Serve MCP over stdin/stdout until the client closes stdin.
@@ -60,14 +129,32 @@ impl McpServer {
         &self.tools
     }
 
-    async fn run(&self, name: &str, arguments: Option<JsonObject>) -> Result<String, ErrorData> {
-        let input = json!({
-            "name": name,
-            "arguments": Value::Object(arguments.unwrap_or_default()),
-        })
-        .to_string();
+    async fn run(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        peer: &Peer<RoleServer>,
+    ) -> Result<String, ErrorData> {
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        let root = match self.root(peer).await {
+            Ok(root) => root,
+            Err(message) => {
+                return Ok(Envelope::error(
+                    ErrorCode::ExecutionError,
+                    message,
+                    0,
+                    write_tool_wire::echo::arguments(match arguments {
+                        Value::Object(map) => map,
+                        _ => serde_json::Map::new(),
+                    }),
+                    None,
+                )
+                .to_json());
+            }
+        };
+        let input = json!({ "name": name, "arguments": arguments }).to_string();
         self.calls
-            .call(input)
+            .call(root, input)
             .await
             .map_err(|message| ErrorData::internal_error(message, None))
     }
@@ -101,7 +188,7 @@ impl ServerHandler for McpServer {
     ) -> Result<CustomResult, ErrorData> {
         let method: String = request.method.chars().take(64).collect();
         Err(ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
+            RpcErrorCode::METHOD_NOT_FOUND,
             format!(
                 "Unknown method '{method}'. This server answers initialize, ping, tools/list and \
                  tools/call."
@@ -110,10 +197,19 @@ impl ServerHandler for McpServer {
         ))
     }
 
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        // Asked again at once, holding the lock, so that a call that
+        // follows the notification waits for the new roots.
+        if let Roots::Client { listed, .. } = &self.roots {
+            let mut listed = listed.lock().await;
+            *listed = Some(client_roots(&context.peer).await);
+        }
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
         if !self.tools.iter().any(|t| t.name == name) {
@@ -122,8 +218,71 @@ impl ServerHandler for McpServer {
                 None,
             ));
         }
-        let envelope = self.run(name, request.arguments).await?;
+        let envelope = self.run(name, request.arguments, &context.peer).await?;
         Ok(result(envelope).into())
+    }
+}
+
+/// The client's roots (`roots/list`), opened.
+///
+/// MCP deprecated roots (SEP-2577) after the protocol versions clients
+/// speak today; while they offer roots, the server follows them.
+///
+/// # Ambient Authority
+///
+/// Opening them resolves the paths the client named against the process's
+/// ambient file-system authority, as [`Root::open_all`] does for `--root`.
+#[allow(deprecated, reason = "clients still offer roots; see above")]
+async fn client_roots(peer: &Peer<RoleServer>) -> Result<Arc<Root>, String> {
+    let listed = peer.list_roots().await.map_err(|e| {
+        format!("The client's roots could not be listed ({e}); nothing was written.")
+    })?;
+    let paths: Vec<PathBuf> = listed
+        .roots
+        .iter()
+        .filter_map(|root| file_path(&root.uri))
+        .collect();
+    if paths.is_empty() {
+        return Err(
+            "The client offered no directory roots (file URIs); nothing was written.".to_owned(),
+        );
+    }
+    Root::open_all(&paths, ambient_authority())
+        .map(Arc::new)
+        .map_err(|e| {
+            format!(
+                "A root the client offered is not a usable directory ({e}); nothing was written."
+            )
+        })
+}
+
+/// The path of a `file:` URI (`file:///a/b`, `file://localhost/a/b`),
+/// percent-decoded; `None` for anything else.
+fn file_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !path.starts_with('/') {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(path.len());
+    let mut input = path.bytes();
+    while let Some(byte) = input.next() {
+        if byte == b'%' {
+            let hex = [input.next()?, input.next()?];
+            let hex = std::str::from_utf8(&hex).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+        } else {
+            bytes.push(byte);
+        }
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8(bytes).ok().map(PathBuf::from)
     }
 }
 
@@ -191,6 +350,18 @@ fn tools(definition: &Value) -> wasmtime::Result<Vec<Tool>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_uris_are_paths() {
+        assert_eq!(file_path("file:///a/b"), Some(PathBuf::from("/a/b")));
+        assert_eq!(
+            file_path("file://localhost/a%20b/c"),
+            Some(PathBuf::from("/a b/c"))
+        );
+        assert_eq!(file_path("https://example.com/a"), None);
+        assert_eq!(file_path("file://server/share"), None);
+        assert_eq!(file_path("file:///a%2"), None);
+    }
 
     #[test]
     fn error_envelopes_are_tool_errors_and_keep_their_text() {

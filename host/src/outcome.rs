@@ -4,7 +4,7 @@
 
 use write_tool_wire::{Envelope, Operation};
 
-use crate::bindings::exports::write_tool::tool::tool as wit;
+use crate::bindings::exports::tool as wit;
 
 /// The fields of an envelope the host acts on, from either form of it.
 #[derive(Debug, Clone, Copy)]

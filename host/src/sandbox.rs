@@ -11,8 +11,6 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
 use write_tool_wire::roots;
 
-use crate::bindings::exports::write_tool::tool::tool::AllowedRoot;
-
 /// The opened project root, and any other allowed roots
 /// (`docs/contract.md#several-roots`).
 ///
@@ -33,6 +31,18 @@ impl std::fmt::Debug for Root {
             .field("others", &self.others)
             .finish_non_exhaustive()
     }
+}
+
+/// How the project root is named among the guest's preopens. The component
+/// finds it either way (`docs/contract.md#several-roots`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProjectPreopen {
+    /// `.`, and its absolute names besides (the default).
+    #[default]
+    Dot,
+    /// Only its absolute names, as runtimes such as Wassette name a
+    /// directory they grant.
+    HostPath,
 }
 
 /// One opened directory and the absolute names that address it.
@@ -70,12 +80,6 @@ impl Opened {
     }
 }
 
-/// The preopen name of the `n`th other root (from 1). It starts with `../`
-/// so that no project path can be routed to it (see the WIT `allowed-root`).
-fn other_preopen(n: usize) -> String {
-    format!("../roots/{n}")
-}
-
 impl Root {
     /// Open `path` as the project root.
     ///
@@ -94,10 +98,28 @@ impl Root {
         Root::open_all([path], ambient)
     }
 
+    /// [`Root::open_all`], naming the project root's preopen as `naming`
+    /// says.
+    pub fn open_all_as<P: AsRef<Path>>(
+        paths: impl IntoIterator<Item = P>,
+        naming: ProjectPreopen,
+        ambient: AmbientAuthority,
+    ) -> io::Result<Root> {
+        let mut root = Root::open_all(paths, ambient)?;
+        if naming != ProjectPreopen::Dot {
+            root.preopens = [
+                preopens(&root.project, &root.others, FsPerms::ReadWrite, naming)?,
+                preopens(&root.project, &root.others, FsPerms::ReadOnly, naming)?,
+            ];
+        }
+        Ok(root)
+    }
+
     /// Open several allowed roots (`docs/contract.md#several-roots`). The
-    /// first is the project root: relative paths resolve against it. Each
-    /// other root is its own preopen, reachable only by `write_file` calls
-    /// that name an absolute path inside it.
+    /// first is the project root: relative paths resolve against it. Every
+    /// root is preopened under its absolute names (the path given, made
+    /// absolute, and its canonical form), by which `write_file` calls may
+    /// name files in it; the project root also as `.`.
     ///
     /// Fails when a path does not exist or is not a directory, when none is
     /// given, or when another root has no UTF-8 absolute name (a call could
@@ -125,9 +147,10 @@ impl Root {
             .next()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no root given"))?;
         let others: Vec<Opened> = opened.collect();
+        let naming = ProjectPreopen::Dot;
         let preopens = [
-            preopens(&project, &others, FsPerms::ReadWrite)?,
-            preopens(&project, &others, FsPerms::ReadOnly)?,
+            preopens(&project, &others, FsPerms::ReadWrite, naming)?,
+            preopens(&project, &others, FsPerms::ReadOnly, naming)?,
         ];
         Ok(Root {
             project,
@@ -153,28 +176,19 @@ impl Root {
             .map(|o| o.path.as_path())
     }
 
-    /// What the guest is told about the roots: the project root's absolute
-    /// names, and each other root's preopen and names.
-    pub(crate) fn guest_roots(&self) -> (Vec<String>, Vec<AllowedRoot>) {
-        let others = self
-            .others
-            .iter()
-            .enumerate()
-            .map(|(i, o)| AllowedRoot {
-                preopen: other_preopen(i + 1),
-                names: o.names.clone(),
-            })
-            .collect();
-        (self.project.names.clone(), others)
-    }
-
-    /// The WASI context of one call: the roots as preopens (the project
-    /// root as `.`, each other root as `../roots/<n>`), guest stderr into a
-    /// bounded in-memory pipe, and nothing else — no environment, no
+    /// The WASI context of one call: the roots as preopens, the host's
+    /// settings as environment variables (`env`), guest stderr into a
+    /// bounded in-memory pipe, and nothing else — no other environment, no
     /// arguments, no stdin, no stdout, no network (those are the builder's
     /// defaults, written down here so that they stay so).
-    pub(crate) fn wasi_ctx(&self, stderr: MemoryOutputPipe, read_only: bool) -> WasiCtx {
+    pub(crate) fn wasi_ctx(
+        &self,
+        stderr: MemoryOutputPipe,
+        read_only: bool,
+        env: &[(&str, String)],
+    ) -> WasiCtx {
         let mut builder = WasiCtxBuilder::new();
+        builder.envs(env);
         builder.stderr(stderr);
         builder
             .allow_tcp(false)
@@ -200,24 +214,32 @@ impl Root {
     }
 }
 
-/// The preopens of every call, opened once: the project root as `.`, each
-/// other root as `../roots/<n>`. wasmtime-wasi's builder opens a preopen
-/// from a path; the handles it opens here are cloned into each call's
-/// context ([`Root::wasi_ctx`]), so no call resolves the paths again.
-fn preopens(project: &Opened, others: &[Opened], perms: FsPerms) -> io::Result<WasiFilesystemCtx> {
+/// The preopens of every call, opened once: the project root as `.` (when
+/// `naming` says so) and under each of its absolute names, every other root
+/// under each of its. wasmtime-wasi's builder opens a preopen from a path;
+/// the handles it opens here are cloned into each call's context
+/// ([`Root::wasi_ctx`]), so no call resolves the paths again.
+fn preopens(
+    project: &Opened,
+    others: &[Opened],
+    perms: FsPerms,
+    naming: ProjectPreopen,
+) -> io::Result<WasiFilesystemCtx> {
     let mut builder = WasiCtxBuilder::new();
     // Must precede `preopened_dir`, which captures it. The host is
     // synchronous, so blocking file I/O on the calling thread is what it
     // wants.
     builder.allow_blocking_current_thread(true);
     let io = |e: wasmtime::Error| io::Error::other(e.to_string());
-    builder
-        .preopened_dir(&project.path, ".", perms)
-        .map_err(io)?;
-    for (i, other) in others.iter().enumerate() {
+    if naming == ProjectPreopen::Dot || project.names.is_empty() {
         builder
-            .preopened_dir(&other.path, other_preopen(i + 1), perms)
+            .preopened_dir(&project.path, ".", perms)
             .map_err(io)?;
+    }
+    for root in std::iter::once(project).chain(others) {
+        for name in &root.names {
+            builder.preopened_dir(&root.path, name, perms).map_err(io)?;
+        }
     }
     Ok(std::mem::take(builder.build().filesystem()))
 }

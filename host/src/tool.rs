@@ -7,12 +7,11 @@ use wasmtime::Store;
 use wasmtime::component::{Linker, ResourceTable};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use write_tool_wire::request::path_of;
-use write_tool_wire::{Envelope, ErrorCode, echo};
+use write_tool_wire::settings::{self, Settings};
+use write_tool_wire::{Envelope, ErrorCode, echo, messages};
 
 use crate::bindings::WriteToolPre;
-use crate::bindings::exports::write_tool::tool::tool::{
-    Config as GuestConfig, Envelope as Typed, Guest,
-};
+use crate::bindings::exports::tool::{Envelope as Typed, Guest};
 use crate::engine::{Ticker, deadline_ticks, engine};
 use crate::failure::Failure;
 use crate::outcome::Outcome;
@@ -26,6 +25,9 @@ use crate::{COMPONENT, MIN_MEMORY_LIMIT_BYTES, Options, Root};
 pub struct WriteTool {
     pre: WriteToolPre<HostState>,
     options: Options,
+    /// The options the guest reads, as the environment variables that
+    /// carry them (`docs/contract.md#host-config`).
+    env: Vec<(&'static str, String)>,
     _ticker: Ticker,
     sweeps: Sweeps,
 }
@@ -66,6 +68,7 @@ impl WriteTool {
         let tool = WriteTool {
             _ticker: Ticker::start(&engine),
             pre,
+            env: settings_of(&options).to_env(),
             options,
             sweeps: Sweeps::default(),
         };
@@ -182,12 +185,17 @@ impl WriteTool {
         if self.options.protect.is_empty() {
             return Ok(());
         }
-        let mut store = self.store(wasmtime_wasi::WasiCtxBuilder::new().build());
+        let mut builder = wasmtime_wasi::WasiCtxBuilder::new();
+        builder.envs(&self.env);
+        let mut store = self.store(builder.build());
         let instance = self.pre.instantiate(&mut store)?;
-        instance
-            .write_tool_tool_tool()
-            .call_configure(&mut store, &self.guest_config(None, true))?
-            .map_err(wasmtime::Error::msg)
+        let json = instance.tool().call_call(&mut store, "{}")?;
+        match Envelope::from_json(&json)?.error {
+            Some(error) if error.message.starts_with(messages::INVALID_SETTINGS) => {
+                Err(wasmtime::Error::msg(error.message))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The tool definition JSON (name, description, parameter schema).
@@ -195,7 +203,7 @@ impl WriteTool {
         // The definition touches no files: the guest gets no preopen at all.
         let mut store = self.store(wasmtime_wasi::WasiCtxBuilder::new().build());
         let instance = self.pre.instantiate(&mut store)?;
-        instance.write_tool_tool_tool().call_definition(&mut store)
+        instance.tool().call_definition(&mut store)
     }
 
     fn store(&self, wasi: wasmtime_wasi::WasiCtx) -> Store<HostState> {
@@ -217,7 +225,7 @@ impl WriteTool {
     }
 
     /// Run `f` in a fresh instance configured for `root`; `sweep` is the
-    /// guest's `sweep-temps` (see [`Sweeps`]).
+    /// guest's `WRITE_TOOL_SWEEP_TEMPS` (see [`Sweeps`]).
     fn invoke<R>(
         &self,
         root: &Root,
@@ -225,34 +233,33 @@ impl WriteTool {
         f: impl FnOnce(&Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, Failure> {
         let stderr = MemoryOutputPipe::new(self.options.stderr_capacity);
-        let wasi = root.wasi_ctx(stderr, self.options.read_only);
+        let wasi = if sweep {
+            root.wasi_ctx(stderr, self.options.read_only, &self.env)
+        } else {
+            let mut env = self.env.clone();
+            env.push((settings::SWEEP_TEMPS, "false".to_owned()));
+            root.wasi_ctx(stderr, self.options.read_only, &env)
+        };
         let mut store = self.store(wasi);
         let result = (|| {
             let instance = self.pre.instantiate(&mut store)?;
-            let guest = instance.write_tool_tool_tool();
-            guest
-                .call_configure(&mut store, &self.guest_config(root, sweep))?
-                .map_err(wasmtime::Error::msg)?;
-            f(guest, &mut store)
+            f(instance.tool(), &mut store)
         })();
         result.map_err(|err| Failure::of(err, store.data()))
     }
+}
 
-    fn guest_config<'a>(&self, root: impl Into<Option<&'a Root>>, sweep: bool) -> GuestConfig {
-        let (root_names, other_roots) = root.into().map(Root::guest_roots).unwrap_or_default();
-        GuestConfig {
-            max_content_bytes: self.options.max_content_bytes,
-            allow_empty: self.options.allow_empty,
-            diff_timeout_ms: u64::try_from(self.options.diff_timeout.as_millis())
-                .unwrap_or(u64::MAX),
-            default_protect: self.options.default_protect,
-            protect: self.options.protect.clone(),
-            read_only: self.options.read_only,
-            durability: self.options.durability,
-            sweep_temps: sweep,
-            root_names,
-            other_roots,
-        }
+/// The guest's settings for `options`.
+fn settings_of(options: &Options) -> Settings {
+    Settings {
+        max_content_bytes: options.max_content_bytes,
+        allow_empty: options.allow_empty,
+        diff_timeout_ms: u64::try_from(options.diff_timeout.as_millis()).unwrap_or(u64::MAX),
+        protect_git: options.default_protect,
+        protect: options.protect.clone(),
+        read_only: options.read_only,
+        durability: options.durability,
+        sweep_temps: true,
     }
 }
 

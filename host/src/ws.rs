@@ -47,7 +47,8 @@ pub async fn serve(
     options: WsOptions,
 ) -> std::io::Result<()> {
     let shared = Arc::new(Shared {
-        calls: Calls::new(tool, root),
+        calls: Calls::new(tool),
+        root,
         options,
     });
     loop {
@@ -61,6 +62,7 @@ pub async fn serve(
 
 struct Shared {
     calls: Calls,
+    root: Arc<Root>,
     options: WsOptions,
 }
 
@@ -88,9 +90,13 @@ impl Shared {
         while let Some(message) = ws.next().await {
             let reply = match message {
                 // The message's bytes go to the call as they are, not copied.
-                Ok(Message::Text(text)) => self.calls.call(text).await.unwrap_or_else(|message| {
-                    Envelope::refused(ErrorCode::ExecutionError, message).to_json()
-                }),
+                Ok(Message::Text(text)) => self
+                    .calls
+                    .call(Arc::clone(&self.root), text)
+                    .await
+                    .unwrap_or_else(|message| {
+                        Envelope::refused(ErrorCode::ExecutionError, message).to_json()
+                    }),
                 Ok(Message::Binary(_)) => {
                     invalid_request("Invalid JSON arguments: send each request as a text message.")
                 }

@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::Project;
+use write_tool::ProjectPreopen;
+
+use crate::support::{NAMINGS, Project};
 
 /// What a case must do.
 #[derive(Debug, Clone, Copy)]
@@ -45,7 +47,12 @@ const SECRETS: &[&str] = &[
 ];
 
 fn fixture() -> Project {
-    let p = Project::new();
+    fixture_named(ProjectPreopen::Dot)
+}
+
+/// The fixture, the root preopened as `naming` says.
+fn fixture_named(naming: ProjectPreopen) -> Project {
+    let p = Project::named(naming);
     let base = p.base().to_path_buf();
     for sibling in ["root-evil", "rootX"] {
         std::fs::create_dir(base.join(sibling)).expect("sibling");
@@ -230,10 +237,26 @@ fn attack_suite() {
     let cases = cases();
     assert!(cases.len() >= 80, "{} cases", cases.len());
     let mut failures = Vec::new();
-    for (path, want) in &cases {
+    for naming in NAMINGS {
+        for (path, want) in &cases {
+            attack(naming, path, *want, &mut failures);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// One case, as a dry run and for real, under `naming`; what went wrong
+/// goes into `failures`.
+fn attack(naming: ProjectPreopen, path: &str, want: Want, failures: &mut Vec<String>) {
+    {
         let mut codes = Vec::new();
         for dry_run in [true, false] {
-            let p = fixture();
+            let p = fixture_named(naming);
             let before = p.tree();
             let start = Instant::now();
             let env = p.call(json!({"path": path, "content": "attack\n", "dry_run": dry_run}));
@@ -242,7 +265,7 @@ fn attack_suite() {
             let mut check = |ok: bool, what: &str| {
                 if !ok {
                     failures.push(format!(
-                        "{path:?} (dry_run={dry_run}): {what}: {}",
+                        "{path:?} ({naming:?}, dry_run={dry_run}): {what}: {}",
                         env.text
                     ));
                 }
@@ -289,17 +312,11 @@ fn attack_suite() {
         }
         if codes[0] != codes[1] {
             failures.push(format!(
-                "{path:?}: dry run gave {:?}, real call {:?}",
+                "{path:?} ({naming:?}): dry run gave {:?}, real call {:?}",
                 codes[0], codes[1]
             ));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
 }
 
 #[test]

@@ -5,12 +5,19 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::support::Project;
+use write_tool::ProjectPreopen;
+
+use crate::support::{NAMINGS, Project};
 
 /// Links and files every case starts from. Paths are relative to the root;
 /// `outside/` and `canary.txt` sit beside it.
 fn fixture() -> Project {
-    let p = Project::new();
+    fixture_named(ProjectPreopen::Dot)
+}
+
+/// The fixture, the root preopened as `naming` says.
+fn fixture_named(naming: ProjectPreopen) -> Project {
+    let p = Project::named(naming);
     p.mkdir("real/sub");
     p.write("real/target.txt", "target\n");
     std::fs::create_dir(p.base().join("root2")).expect("sibling root");
@@ -95,14 +102,23 @@ const MATRIX: &[(&str, Want)] = &[
 
 #[test]
 fn escape_matrix() {
-    for (path, want) in MATRIX {
+    for naming in NAMINGS {
+        for (path, want) in MATRIX {
+            escape(naming, path, want);
+        }
+    }
+}
+
+/// One case of the matrix, as a dry run and for real, under `naming`.
+fn escape(naming: ProjectPreopen, path: &str, want: &Want) {
+    {
         for dry_run in [true, false] {
-            let p = fixture();
+            let p = fixture_named(naming);
             let before = p.tree();
             let env = p.call(json!({"path": path, "content": "escape test\n", "dry_run": dry_run}));
             match want {
                 Want::Ok(resolved) => {
-                    assert_eq!(env.code(), None, "{path:?}: {env:#?}");
+                    assert_eq!(env.code(), None, "{path:?} ({naming:?}): {env:#?}");
                     assert_eq!(
                         env.context.path_resolved.as_deref(),
                         Some(*resolved),
@@ -119,7 +135,7 @@ fn escape_matrix() {
                     assert_eq!(
                         p.tree(),
                         before,
-                        "{path:?} (dry_run={dry_run}) changed the disk"
+                        "{path:?} ({naming:?}, dry_run={dry_run}) changed the disk"
                     );
                     assert!(env.context.path_resolved.is_none(), "{path:?}: {env:#?}");
                     let base = p.base().to_string_lossy().into_owned();

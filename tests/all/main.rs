@@ -23,6 +23,9 @@ mod limits;
 mod race;
 /// Several roots: `write_file`, absolute paths, other roots' names.
 mod roots;
+/// The component as agent runtimes run it: plain wasmtime, the root
+/// preopened by its host path, no settings, JSON arguments.
+mod runtimes;
 /// Replacing files: identity, permission bits, hard links, no-ops.
 mod update;
 /// The typed `write` export and `definition`.

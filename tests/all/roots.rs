@@ -147,13 +147,18 @@ fn paths_outside_every_root_get_write_files_wording_and_change_nothing() {
 fn write_keeps_its_own_rules_with_several_roots() {
     let r = Roots::new();
     let before = Tree::of(&r.base);
-    let env = r.call("Write", &r.abs("root/a.txt"), "x");
+    // An absolute path in the project root: the message names the
+    // relative form to use instead.
+    let env = r.call("Write", &r.abs("root/src/a.txt"), "x");
     let error = env.error.expect("error");
     assert_eq!(error.code, "INVALID_PARAM");
     assert_eq!(
         error.message,
-        "Absolute path not allowed. Use relative path."
+        "Absolute path not allowed. Use relative path: 'src/a.txt'."
     );
+    // In another root, a relative path cannot reach it: no form to name.
+    let env = r.call("Write", &r.abs("second/a.txt"), "x");
+    assert_eq!(env.text, "Absolute path not allowed. Use relative path.");
     let env = r.call("Write", "../second/a.txt", "x");
     assert_eq!(env.text, "Path must be within project root.");
     // The typed export is `Write` too.
@@ -162,7 +167,9 @@ fn write_keeps_its_own_rules_with_several_roots() {
     assert_eq!(Tree::of(&r.base), before);
 }
 
-/// The other roots are preopened under names no project path can match:
+/// The other roots are preopened under their host paths; a project path
+/// that spells one, or spells the convention an earlier host used for
+/// other roots (`../roots/N`), still lands in the project root:
 /// relative paths that spell a root's host path or preopen name stay in
 /// the project root.
 #[test]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use write_tool::{CompileCache, Options, Root, WriteTool, ambient_authority};
+use write_tool::{CompileCache, Options, ProjectPreopen, Root, WriteTool, ambient_authority};
 pub use write_tool_test_support::process::apply_with_patch_tool;
 pub use write_tool_test_support::{Envelope, Temps, Tree, decode, plant_temps};
 
@@ -36,15 +36,26 @@ pub struct Project {
     root: Root,
 }
 
+/// How the project root is preopened, both ways: every suite that guards
+/// the sandbox runs under each (`docs/contract.md#several-roots`).
+pub const NAMINGS: [ProjectPreopen; 2] = [ProjectPreopen::Dot, ProjectPreopen::HostPath];
+
 impl Project {
+    /// A project whose root the guest sees as `.`.
     pub fn new() -> Project {
+        Project::named(ProjectPreopen::Dot)
+    }
+
+    /// A project whose root is preopened as `naming` says.
+    pub fn named(naming: ProjectPreopen) -> Project {
         let dir = tempfile::tempdir().expect("tempdir");
         let base = dir.path().to_path_buf();
         fs::create_dir(base.join("root")).expect("root");
         fs::create_dir(base.join("outside")).expect("outside");
         fs::write(base.join("outside/secret.txt"), "outside secret\n").expect("canary");
         fs::write(base.join("canary.txt"), "canary\n").expect("canary");
-        let root = Root::open(base.join("root"), ambient_authority()).expect("open root");
+        let root =
+            Root::open_all_as([base.join("root")], naming, ambient_authority()).expect("open root");
         Project {
             _dir: dir,
             base,
@@ -54,6 +65,11 @@ impl Project {
 
     pub fn root(&self) -> &Root {
         &self.root
+    }
+
+    /// Host path of the root itself.
+    pub fn root_dir(&self) -> PathBuf {
+        self.base.join("root")
     }
 
     /// Host path of something in the root.

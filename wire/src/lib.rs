@@ -12,6 +12,7 @@
 //! - [`request`]: which shapes of request are a tool call;
 //! - [`roots`]: how an absolute path is matched against a root's names;
 //! - [`defaults`]: the limits a host gets when it sets none;
+//! - [`settings`]: the host's settings, as environment variables;
 //! - [`messages`]: messages a host may recognise;
 //! - [`wit`]: the envelope's conversion into its WIT form.
 //!
@@ -28,6 +29,7 @@ pub mod envelope;
 pub mod messages;
 pub mod request;
 pub mod roots;
+pub mod settings;
 pub mod wit;
 
 mod code;

@@ -9,20 +9,7 @@ use super::resolve::Resolved;
 use super::sys::{Dir, Kind};
 use super::temps;
 
-/// How hard a write works to survive a power cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Durability {
-    /// Sync the file before the rename and the directory after it (the
-    /// default): once the call answers, the new content survives a crash.
-    #[default]
-    Full,
-    /// Sync the file only: the content is never torn, but the rename itself
-    /// may be lost in a crash.
-    File,
-    /// No syncs (tmpfs, CI, scratch trees): still atomic for every reader,
-    /// not durable.
-    None,
-}
+pub use write_tool_wire::settings::Durability;
 
 /// How many times a write starts over with a new temp file when its rename
 /// finds the temp file gone (a sweep beside it took it for a dead

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use write_tool_wire::defaults;
+use write_tool_wire::settings::Settings;
 
 use crate::diff::DiffLimits;
 use crate::fs::Durability;
@@ -47,6 +48,21 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The configuration the host's settings ask for; fails when a protect
+    /// pattern is not a valid glob.
+    pub fn from_settings(settings: &Settings) -> Result<Config, String> {
+        Ok(Config {
+            max_content_bytes: settings.max_content_bytes,
+            allow_empty: settings.allow_empty,
+            protection: Protection::new(settings.protect_git, &settings.protect)?,
+            read_only: settings.read_only,
+            durability: settings.durability,
+            sweep_temps: settings.sweep_temps,
+            ..Config::default()
+        }
+        .with_diff_timeout_ms(settings.diff_timeout_ms))
+    }
+
     /// Set the diff timeout from milliseconds (see [`DiffLimits::time_for`]).
     pub fn with_diff_timeout_ms(mut self, ms: u64) -> Self {
         self.diff.timeout = Duration::from_millis(ms);

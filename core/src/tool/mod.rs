@@ -325,21 +325,16 @@ mod tests {
 
     #[test]
     fn write_file_reaches_every_allowed_root_and_nothing_else() {
-        use crate::roots::AllowedRoot;
         let dir = tempfile::tempdir().unwrap();
         let (project, other) = (dir.path().join("p"), dir.path().join("o"));
         std::fs::create_dir_all(&project).unwrap();
         std::fs::create_dir_all(&other).unwrap();
-        let roots = Roots {
-            project: AllowedRoot {
-                dir: Dir::from_path(&project),
-                names: vec!["/virt/p".into()],
-            },
-            others: vec![AllowedRoot {
-                dir: Dir::from_path(&other),
-                names: vec!["/virt/o".into()],
-            }],
-        };
+        let roots = Roots::from_preopens(vec![
+            (Dir::from_path(&project), ".".into()),
+            (Dir::from_path(&project), "/virt/p".into()),
+            (Dir::from_path(&other), "/virt/o".into()),
+        ])
+        .unwrap();
         let call_as = |name: &str, path: &str| {
             let input =
                 serde_json::json!({"name": name, "arguments": {"path": path, "content": "x\n"}});

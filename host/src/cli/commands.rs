@@ -128,11 +128,22 @@ pub(crate) fn serve_ws(
     Ok(EXIT_OK)
 }
 
-/// `write-tool mcp`: the Model Context Protocol on stdin and stdout.
-pub(crate) fn mcp(tool: WriteTool, root: Root, limit: usize) -> Result<u8, String> {
+/// `write-tool mcp`: the Model Context Protocol on stdin and stdout; with
+/// `follow_client`, on the client's roots when it offers some.
+pub(crate) fn mcp(
+    tool: WriteTool,
+    root: Root,
+    follow_client: bool,
+    limit: usize,
+) -> Result<u8, String> {
     input::widen_stdin_pipe();
-    let server = McpServer::new(Arc::new(tool), Arc::new(root))
-        .map_err(|e| format!("cannot start the MCP server: {e}"))?;
+    let (tool, root) = (Arc::new(tool), Arc::new(root));
+    let server = if follow_client {
+        McpServer::following_client(tool, root)
+    } else {
+        McpServer::new(tool, root)
+    }
+    .map_err(|e| format!("cannot start the MCP server: {e}"))?;
     runtime()?
         .block_on(server.serve_stdio(limit))
         .map_err(|e| format!("MCP server failed: {e}"))?;

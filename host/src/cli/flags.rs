@@ -131,7 +131,8 @@ pub(crate) enum Command {
         ws_origin: Vec<String>,
     },
     /// Serve the tool over the Model Context Protocol on stdin/stdout
-    /// (tools `Write` and `write_file`).
+    /// (tools `Write` and `write_file`). Without --root, the client's roots
+    /// are the allowed roots when it offers some.
     Mcp,
     /// Write the WebAssembly component this binary runs, for other hosts
     /// (wasmtime, wasmtime-py, jco).

@@ -89,27 +89,63 @@ fn node_example_under_jco_and_preview2_shim() {
     assert_eq!(names, ["from-node.txt"], "no temp files left behind");
 }
 
+/// The upstream wasmtime CLI, the root granted both ways: under the name
+/// `.`, and under its own absolute path (as runtimes such as Wassette do).
 #[test]
 fn upstream_wasmtime_cli_invokes_the_exports() {
-    let root = root();
-    let wasmtime = python().with_file_name("wasmtime");
-    let dir = format!("{}::.", root.path().display());
-    let invoke = |call: &str| {
-        let output = run(Command::new(&wasmtime)
-            .args(["run", "--dir", &dir, "--invoke", call])
-            .arg(component()));
-        String::from_utf8(output.stdout).expect("utf-8")
-    };
-    let out = invoke(r##"write("docs/readme.md", "# hi\n", false)"##);
-    assert!(out.starts_with("{status: success"), "{out}");
-    assert!(out.contains("operation: create"), "{out}");
-    let out = invoke(r##"call("{\"path\": \"docs/readme.md\", \"content\": \"# hello\\n\"}")"##);
-    assert!(out.contains(r#"\"operation\":\"update\""#), "{out}");
-    let out = invoke(r#"write("../escape.txt", "x", false)"#);
-    assert!(out.contains("code: access-denied"), "{out}");
-    assert_eq!(
-        fs::read_to_string(root.path().join("docs/readme.md")).expect("read"),
-        "# hello\n"
-    );
-    assert!(!root.beside("escape.txt"));
+    for dot in [true, false] {
+        let root = root();
+        let path = root.path().display().to_string();
+        let dir = if dot {
+            format!("{path}::.")
+        } else {
+            format!("{path}::{path}")
+        };
+        let wasmtime = python().with_file_name("wasmtime");
+        let invoke = |call: &str| {
+            let output = run(Command::new(&wasmtime)
+                .args(["run", "--dir", &dir, "--invoke", call])
+                .arg(component()));
+            String::from_utf8(output.stdout).expect("utf-8")
+        };
+        let out = invoke(r##"write("docs/readme.md", "# hi\n", false)"##);
+        assert!(out.starts_with("{status: success"), "{dir}: {out}");
+        assert!(out.contains("operation: create"), "{out}");
+        let out =
+            invoke(r##"call("{\"path\": \"docs/readme.md\", \"content\": \"# hello\\n\"}")"##);
+        assert!(out.contains(r#"\"operation\":\"update\""#), "{dir}: {out}");
+        let out = invoke(r#"write("../escape.txt", "x", false)"#);
+        assert!(out.contains("code: access-denied"), "{dir}: {out}");
+        assert_eq!(
+            fs::read_to_string(root.path().join("docs/readme.md")).expect("read"),
+            "# hello\n"
+        );
+        // An absolute path: `Write` names the relative form when it knows
+        // the root's absolute name, `write_file` writes there.
+        let absolute = format!("{path}/docs/abs.md");
+        let out = invoke(&format!(r#"write("{absolute}", "x", false)"#));
+        assert!(out.contains("code: invalid-param"), "{dir}: {out}");
+        if !dot {
+            // WAVE escapes the quotes.
+            assert!(
+                out.contains(r"Use relative path: \'docs/abs.md\'."),
+                "{out}"
+            );
+        }
+        let request = format!(
+            r#"{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"{absolute}\", \"content\": \"abs\\n\"}}}}"#
+        );
+        let out = invoke(&format!(r#"call("{request}")"#));
+        if dot {
+            // The guest knows the root only as `.`: no absolute name.
+            assert!(out.contains("is not in allowed directories"), "{out}");
+        } else {
+            assert!(out.contains("Successfully wrote to"), "{dir}: {out}");
+            assert_eq!(
+                fs::read_to_string(root.path().join("docs/abs.md")).expect("read"),
+                "abs\n"
+            );
+        }
+        assert!(!root.beside("escape.txt"));
+    }
 }

@@ -30,6 +30,43 @@ fn mcp_python_sdk_client() {
     assert!(!root.beside("escape.txt"));
 }
 
+/// Without `--root`, `mcp` takes the client's roots (`roots/list`) and
+/// follows their changes; with `--root`, the command line wins; a client
+/// that offers none gets the server's own root.
+#[test]
+fn mcp_follows_the_clients_roots() {
+    let base = tempfile::tempdir().expect("tempdir");
+    let dirs: Vec<std::path::PathBuf> = ["cwd", "a", "b", "c"]
+        .iter()
+        .map(|d| {
+            let dir = base.path().join(d);
+            fs::create_dir(&dir).expect("mkdir");
+            dir.canonicalize().expect("canonical")
+        })
+        .collect();
+    let script = workspace().join("host/tests/peers/mcp_roots_client.py");
+    let output = run(Command::new(python())
+        .arg(script)
+        .arg(bin_str())
+        .args(&dirs));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("mcp roots client: ok"));
+    let listing = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().into_string().expect("utf-8"))
+            .collect();
+        names.sort();
+        names
+    };
+    let [cwd, a, b, c] = &dirs[..] else {
+        unreachable!("four directories")
+    };
+    assert_eq!(listing(a), ["cli-wins.txt", "from-client.txt"]);
+    assert_eq!(listing(b), ["in-b.txt"]);
+    assert_eq!(listing(c), ["after-change.txt"]);
+    assert_eq!(listing(cwd), ["own-root.txt"]);
+}
+
 #[test]
 fn websocket_python_client() {
     let root = root();

@@ -22,9 +22,9 @@ mod native;
 mod wasi;
 
 #[cfg(not(target_os = "wasi"))]
-pub use native::{Dir, File, preopens};
+pub use native::{Dir, File, environment, preopens};
 #[cfg(target_os = "wasi")]
-pub use wasi::{Dir, File, preopens};
+pub use wasi::{Dir, File, environment, preopens};
 
 /// What a path names, not following a final symbolic link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

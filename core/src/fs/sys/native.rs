@@ -25,6 +25,12 @@ pub fn preopens() -> Vec<(Dir, String)> {
     Vec::new()
 }
 
+/// The host's environment variables: natively none are the tool's (the
+/// native build takes its configuration as a value).
+pub fn environment() -> Vec<(String, String)> {
+    Vec::new()
+}
+
 impl Dir {
     /// The directory at `path`. Nothing is opened: natively a handle is
     /// its path, and no sandbox sits below the tool's own checks.
@@ -35,6 +41,22 @@ impl Dir {
     /// The directory's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether `other` is a handle on the same directory.
+    pub fn is_same(&self, other: &Dir) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            match (fs::metadata(&self.path), fs::metadata(&other.path)) {
+                (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+                _ => false,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            self.path == other.path
+        }
     }
 
     fn join(&self, rel: &str) -> PathBuf {

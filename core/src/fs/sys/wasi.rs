@@ -36,6 +36,11 @@ pub fn preopens() -> Vec<(Dir, String)> {
         .collect()
 }
 
+/// The host's environment variables (where its settings come from).
+pub fn environment() -> Vec<(String, String)> {
+    wasi::cli::environment::get_environment()
+}
+
 /// The most one `write` hands the host at a time: the host copies each
 /// write's buffer out of guest memory before writing it, and in pieces that
 /// copy stays small however large the file.
@@ -50,6 +55,11 @@ impl Dir {
     /// The descriptor.
     pub fn descriptor(&self) -> &Descriptor {
         &self.descriptor
+    }
+
+    /// Whether `other` is a handle on the same directory.
+    pub fn is_same(&self, other: &Dir) -> bool {
+        self.descriptor.is_same_object(&other.descriptor)
     }
 
     /// What `rel` is, not following a final link.

@@ -1,0 +1,105 @@
+"""Drive `write-tool mcp` as a client that offers roots (MCP `roots/list`).
+
+Usage: mcp_roots_client.py WRITE_TOOL CWD A B C
+
+Three sessions:
+1. `write-tool mcp` started in CWD with no --root; the client offers the
+   roots A and B: relative paths land in A, absolute ones in B are allowed,
+   CWD is not. Then the client's roots change to C (roots/list_changed):
+   the next write lands in C.
+2. `write-tool --root A mcp`: the command line wins over the client's
+   roots (C).
+3. A client that offers no roots: the server writes in its own root, CWD.
+
+The Rust test that runs this checks the files on disk.
+"""
+
+import asyncio
+import json
+import pathlib
+import sys
+import warnings
+
+import mcp.types as types
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+# The roots capability is deprecated in the newest protocol; clients still
+# offer it, and the server still follows it.
+warnings.simplefilter("ignore")
+
+
+def envelope(result):
+    return json.loads(result.content[0].text)
+
+
+listed = 0
+
+
+def roots_callback(current):
+    async def list_roots(_context):
+        global listed
+        listed += 1
+        return types.ListRootsResult(
+            roots=[types.Root(uri=pathlib.Path(p).as_uri(), name=pathlib.Path(p).name) for p in current]
+        )
+
+    return list_roots
+
+
+async def session(binary, cwd, args, roots, body):
+    server = StdioServerParameters(command=binary, args=args + ["mcp"], cwd=cwd)
+    callback = roots_callback(roots) if roots is not None else None
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write, list_roots_callback=callback) as s:
+            await s.initialize()
+            await body(s)
+
+
+async def main(binary, cwd, a, b, c):
+    roots = [a, b]
+
+    async def follows_the_client(s):
+        env = envelope(await s.call_tool("Write", {"path": "from-client.txt", "content": "a\n"}))
+        assert env["status"] == "success", env
+        env = envelope(
+            await s.call_tool("write_file", {"path": f"{b}/in-b.txt", "content": "b\n"})
+        )
+        assert env["status"] == "success", env
+        assert env["context"]["path_resolved"] == f"{b}/in-b.txt", env
+        env = envelope(
+            await s.call_tool("write_file", {"path": f"{cwd}/escape.txt", "content": "x\n"})
+        )
+        assert env["error"]["code"] == "ACCESS_DENIED", env
+        roots[:] = [c]
+        before = listed
+        await s.send_roots_list_changed()
+        # The server asks for the roots again as soon as it hears, and a
+        # call that comes after waits for them.
+        for _ in range(100):
+            if listed > before:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the server did not ask for the changed roots")
+        env = envelope(await s.call_tool("Write", {"path": "after-change.txt", "content": "c\n"}))
+        assert env["status"] == "success", env
+
+    await session(binary, cwd, [], roots, follows_the_client)
+
+    async def command_line_wins(s):
+        env = envelope(await s.call_tool("Write", {"path": "cli-wins.txt", "content": "a\n"}))
+        assert env["status"] == "success", env
+
+    await session(binary, cwd, ["--root", a], [c], command_line_wins)
+
+    async def no_roots_offered(s):
+        env = envelope(await s.call_tool("Write", {"path": "own-root.txt", "content": "d\n"}))
+        assert env["status"] == "success", env
+
+    await session(binary, cwd, [], None, no_roots_offered)
+    print("mcp roots client: ok")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(*sys.argv[1:]))

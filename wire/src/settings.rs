@@ -1,0 +1,273 @@
+//! The host's settings (`docs/contract.md#host-config`), as the environment
+//! variables that carry them to the component.
+//!
+//! A model that calls the tool's exports cannot set environment variables,
+//! so settings that loosen protections (empty files, no `.git` protection,
+//! a larger content limit) stay the host's. A host that sets nothing gets
+//! [`Settings::default`]. A malformed value, or an unknown variable of the
+//! tool's prefix (a misspelt `WRITE_TOOL_READ_ONLY` must not leave a root
+//! writable), is an error: the component then refuses every call rather
+//! than fall back to defaults that may be looser than the host meant.
+
+use std::fmt;
+
+use crate::defaults;
+
+/// What every setting's variable name starts with.
+pub const PREFIX: &str = "WRITE_TOOL_";
+/// Largest `content` accepted, in bytes.
+pub const MAX_CONTENT_BYTES: &str = "WRITE_TOOL_MAX_CONTENT_BYTES";
+/// Accept empty content.
+pub const ALLOW_EMPTY: &str = "WRITE_TOOL_ALLOW_EMPTY";
+/// The diff's time bound for the largest texts, in milliseconds.
+pub const DIFF_TIMEOUT_MS: &str = "WRITE_TOOL_DIFF_TIMEOUT_MS";
+/// Protect `.git`.
+pub const PROTECT_GIT: &str = "WRITE_TOOL_PROTECT_GIT";
+/// More protected globs, one per line.
+pub const PROTECT: &str = "WRITE_TOOL_PROTECT";
+/// Refuse every write.
+pub const READ_ONLY: &str = "WRITE_TOOL_READ_ONLY";
+/// Which syncs a write makes: `full`, `file` or `none`.
+pub const SYNC: &str = "WRITE_TOOL_SYNC";
+/// Sweep the tool's leftover temp files before a write.
+pub const SWEEP_TEMPS: &str = "WRITE_TOOL_SWEEP_TEMPS";
+
+/// How hard a write works to survive a power cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Sync the file before the rename and the directory after it: once the
+    /// call answers, the new content survives a crash.
+    #[default]
+    Full,
+    /// Sync the file only: the content is never torn, but the rename itself
+    /// may be lost in a crash.
+    File,
+    /// No syncs (tmpfs, CI, scratch trees): still atomic for every reader,
+    /// not durable.
+    None,
+}
+
+impl Durability {
+    /// The setting's value: `full`, `file` or `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Durability::Full => "full",
+            Durability::File => "file",
+            Durability::None => "none",
+        }
+    }
+}
+
+/// The settings, typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// Largest `content` accepted, in bytes.
+    pub max_content_bytes: u64,
+    /// Accept empty content.
+    pub allow_empty: bool,
+    /// The diff's time bound for the largest texts, in milliseconds.
+    pub diff_timeout_ms: u64,
+    /// Protect `.git`, in any letter case, at any depth.
+    pub protect_git: bool,
+    /// More protected globs.
+    pub protect: Vec<String>,
+    /// Refuse every write (dry runs still work).
+    pub read_only: bool,
+    /// Which syncs a write makes.
+    pub durability: Durability,
+    /// Sweep the tool's leftover temp files before a write.
+    pub sweep_temps: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            max_content_bytes: defaults::MAX_CONTENT_BYTES,
+            allow_empty: false,
+            diff_timeout_ms: defaults::DIFF_TIMEOUT_MS,
+            protect_git: true,
+            protect: Vec::new(),
+            read_only: false,
+            durability: Durability::Full,
+            sweep_temps: true,
+        }
+    }
+}
+
+/// A setting the component cannot use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsError(String);
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+impl Settings {
+    /// The settings the environment `vars` gives; variables without the
+    /// tool's prefix are not the tool's and are ignored.
+    pub fn from_env<K, V>(vars: impl IntoIterator<Item = (K, V)>) -> Result<Settings, SettingsError>
+    where
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let mut settings = Settings::default();
+        for (name, value) in vars {
+            let (name, value) = (name.as_ref(), value.as_ref());
+            if !name.starts_with(PREFIX) {
+                continue;
+            }
+            match name {
+                MAX_CONTENT_BYTES => settings.max_content_bytes = number(name, value)?,
+                ALLOW_EMPTY => settings.allow_empty = boolean(name, value)?,
+                DIFF_TIMEOUT_MS => settings.diff_timeout_ms = number(name, value)?,
+                PROTECT_GIT => settings.protect_git = boolean(name, value)?,
+                PROTECT => {
+                    settings.protect = value
+                        .lines()
+                        .filter(|line| !line.trim().is_empty())
+                        .map(str::to_owned)
+                        .collect();
+                }
+                READ_ONLY => settings.read_only = boolean(name, value)?,
+                SYNC => {
+                    settings.durability = match value {
+                        "full" => Durability::Full,
+                        "file" => Durability::File,
+                        "none" => Durability::None,
+                        _ => return Err(invalid(name, value, "full, file or none")),
+                    }
+                }
+                SWEEP_TEMPS => settings.sweep_temps = boolean(name, value)?,
+                _ => {
+                    return Err(SettingsError(format!(
+                        "{} is not a setting of the tool",
+                        shown(name)
+                    )));
+                }
+            }
+        }
+        Ok(settings)
+    }
+
+    /// The variables that carry these settings: only those that differ
+    /// from the defaults.
+    pub fn to_env(&self) -> Vec<(&'static str, String)> {
+        let default = Settings::default();
+        let mut vars = Vec::new();
+        let flag = |b: bool| if b { "true" } else { "false" }.to_owned();
+        if self.max_content_bytes != default.max_content_bytes {
+            vars.push((MAX_CONTENT_BYTES, self.max_content_bytes.to_string()));
+        }
+        if self.allow_empty != default.allow_empty {
+            vars.push((ALLOW_EMPTY, flag(self.allow_empty)));
+        }
+        if self.diff_timeout_ms != default.diff_timeout_ms {
+            vars.push((DIFF_TIMEOUT_MS, self.diff_timeout_ms.to_string()));
+        }
+        if self.protect_git != default.protect_git {
+            vars.push((PROTECT_GIT, flag(self.protect_git)));
+        }
+        if !self.protect.is_empty() {
+            vars.push((PROTECT, self.protect.join("\n")));
+        }
+        if self.read_only != default.read_only {
+            vars.push((READ_ONLY, flag(self.read_only)));
+        }
+        if self.durability != default.durability {
+            vars.push((SYNC, self.durability.as_str().to_owned()));
+        }
+        if self.sweep_temps != default.sweep_temps {
+            vars.push((SWEEP_TEMPS, flag(self.sweep_temps)));
+        }
+        vars
+    }
+}
+
+fn number(name: &str, value: &str) -> Result<u64, SettingsError> {
+    value
+        .parse()
+        .map_err(|_| invalid(name, value, "a whole number"))
+}
+
+fn boolean(name: &str, value: &str) -> Result<bool, SettingsError> {
+    match value {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(invalid(name, value, "true or false")),
+    }
+}
+
+fn invalid(name: &str, value: &str, want: &str) -> SettingsError {
+    SettingsError(format!("{name} must be {want}, not {}", shown(value)))
+}
+
+/// A value as a message shows it: quoted, and cut if long (a setting is
+/// the host's, but a message should stay a line).
+fn shown(value: &str) -> String {
+    let cut: String = value.chars().take(64).collect();
+    if cut.len() < value.len() {
+        format!("{cut:?}…")
+    } else {
+        format!("{cut:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_variables_are_the_defaults() {
+        let none: [(&str, &str); 0] = [];
+        assert_eq!(Settings::from_env(none), Ok(Settings::default()));
+        assert!(Settings::default().to_env().is_empty());
+        let others = [("PATH", "/bin"), ("WRITE_TOOLX", "1")];
+        assert_eq!(Settings::from_env(others), Ok(Settings::default()));
+    }
+
+    #[test]
+    fn every_setting_round_trips() {
+        let settings = Settings {
+            max_content_bytes: 100,
+            allow_empty: true,
+            diff_timeout_ms: 5,
+            protect_git: false,
+            protect: vec!["*.pem".into(), "config/{a,b}".into()],
+            read_only: true,
+            durability: Durability::None,
+            sweep_temps: false,
+        };
+        let vars = settings.to_env();
+        assert_eq!(vars.len(), 8);
+        assert_eq!(Settings::from_env(vars), Ok(settings));
+    }
+
+    #[test]
+    fn a_bad_value_or_an_unknown_name_is_an_error() {
+        for (name, value, message) in [
+            (
+                READ_ONLY,
+                "yes",
+                "WRITE_TOOL_READ_ONLY must be true or false, not \"yes\"",
+            ),
+            (
+                SYNC,
+                "always",
+                "WRITE_TOOL_SYNC must be full, file or none, not \"always\"",
+            ),
+            (MAX_CONTENT_BYTES, "-1", "must be a whole number"),
+            (
+                "WRITE_TOOL_READONLY",
+                "true",
+                "\"WRITE_TOOL_READONLY\" is not a setting of the tool",
+            ),
+        ] {
+            let err = Settings::from_env([(name, value)]).expect_err(name);
+            assert!(err.to_string().contains(message), "{err}");
+        }
+    }
+}
