@@ -17,9 +17,11 @@
 //! One [`wasmtime::Engine`] and one pre-instantiated component
 //! ([`InstancePre`](wasmtime::component::InstancePre)) serve every call; each
 //! call gets a fresh `Store` and instance, so nothing a call does survives
-//! into the next. The guest sees one preopened directory, the root, as `.`,
-//! and nothing else: no environment, no arguments, no stdin or stdout, no
-//! network. Its stderr goes into a bounded in-memory pipe.
+//! into the next. The guest sees the roots as preopens (the project root as
+//! `.` and under its absolute names, other roots under theirs), the host's
+//! options as `WRITE_TOOL_*` environment variables, and nothing else: no
+//! other environment, no arguments, no stdin or stdout, no network. Its
+//! stderr goes into a bounded in-memory pipe.
 //!
 //! # Limits
 //!
