@@ -149,3 +149,25 @@ fn upstream_wasmtime_cli_invokes_the_exports() {
         assert!(!root.beside("escape.txt"));
     }
 }
+
+/// The component carries its WIT docs (`package-docs`), and
+/// `wasm-tools component wit` prints them: what runtimes that describe
+/// tools from a component's docs read.
+#[test]
+fn wasm_tools_prints_the_components_docs() {
+    let wasm_tools = python().with_file_name("wasm-tools");
+    let output = run(Command::new(wasm_tools)
+        .args(["component", "wit"])
+        .arg(component()));
+    let wit = String::from_utf8(output.stdout).expect("utf-8");
+    for doc in [
+        "/// The tool itself.",
+        "/// Write `content` to `path` (relative to the project root",
+        "/// Run a tool call from its raw JSON",
+        "/// The tool definition as JSON",
+        "/// Nothing was changed on disk; `error` says why.",
+    ] {
+        assert!(wit.contains(doc), "missing {doc:?} in:\n{wit}");
+    }
+    assert!(wit.contains("  export tool: interface {"), "{wit}");
+}
