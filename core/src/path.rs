@@ -8,6 +8,8 @@
 //! trailing `/`). What survives is a list of plain names, with `.` and empty
 //! segments dropped and `..` applied.
 
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+
 use crate::error::ToolError;
 
 /// Longest single name, in bytes.
@@ -93,12 +95,14 @@ pub(crate) fn check_characters(path: &str) -> Result<(), ToolError> {
     }
     if path.chars().any(is_control) {
         return Err(ToolError::invalid_param(
-            "Invalid path: control characters (such as NUL or newline) are not allowed.",
+            "Invalid path: control characters (such as NUL or newline) and line or paragraph \
+             separators are not allowed.",
         ));
     }
-    if path.chars().any(is_deceptive) {
+    if path.chars().any(is_format) {
         return Err(ToolError::invalid_param(
-            "Invalid path: bidirectional control and zero-width characters are not allowed.",
+            "Invalid path: invisible format characters (bidirectional controls, zero-width and \
+             other format characters) are not allowed.",
         ));
     }
     // A Windows absolute form also contains a backslash; the absolute
@@ -123,20 +127,19 @@ pub(crate) fn check_characters(path: &str) -> Result<(), ToolError> {
 
 /// C0, DEL and C1 controls.
 fn is_control(c: char) -> bool {
-    matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+    matches!(
+        c.general_category(),
+        GeneralCategory::Control | GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
+    )
 }
 
-/// Bidirectional controls and zero-width characters: they make a path read
-/// differently from what it is.
-fn is_deceptive(c: char) -> bool {
-    matches!(
-        c,
-        '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{200b}'..='\u{200d}'
-            | '\u{2060}'
-            | '\u{feff}'
-    )
+/// Format characters (Unicode's `Cf`): invisible, they make a path read
+/// differently from what it is. The bidirectional controls (LRM, RLM, ALM,
+/// the embeddings, overrides and isolates) and the zero-width characters
+/// are all of them; the category, not a list, decides, so that characters
+/// a list would miss are refused too.
+fn is_format(c: char) -> bool {
+    c.general_category() == GeneralCategory::Format
 }
 
 /// `/x`, `C:\x`, `C:/x`, `C:`, `\\server\x`, `//server/x`.
@@ -221,6 +224,41 @@ mod tests {
         assert!(path.dir_only());
         assert_eq!(path.names(), ["a", "b"]);
         assert!(!RelPath::parse("a/b").unwrap().dir_only());
+    }
+
+    /// Every control, line or paragraph separator, and format character,
+    /// wherever it stands in a name: the whole class, from the Unicode
+    /// tables, not a sample.
+    #[test]
+    fn every_invisible_or_control_character_is_refused() {
+        let mut refused = 0;
+        for c in (0..=0x10_ffff).filter_map(char::from_u32) {
+            let class = c.general_category();
+            if !matches!(
+                class,
+                GeneralCategory::Control
+                    | GeneralCategory::Format
+                    | GeneralCategory::LineSeparator
+                    | GeneralCategory::ParagraphSeparator
+            ) {
+                continue;
+            }
+            for path in [format!("{c}a"), format!("a{c}"), format!("dir/a{c}b.txt")] {
+                let (code, message) = code(&path).expect_err(&format!("{:04x}", c as u32));
+                assert_eq!(code, ErrorCode::InvalidParam, "{:04x}", c as u32);
+                assert!(message.starts_with("Invalid path: "), "{message}");
+            }
+            refused += 1;
+        }
+        // C0, DEL and C1 (65), LS and PS, and Unicode 18's format characters.
+        assert!(refused > 65 + 2 + 150, "{refused}");
+        for named in ['\u{200e}', '\u{200f}', '\u{061c}', '\u{206a}', '\u{206f}', '\u{00ad}'] {
+            assert!(code(&format!("x{named}")).is_err(), "{:04x}", named as u32);
+        }
+        // Visible characters, letters of every script, pass.
+        for fine in ["caf\u{e9}", "\u{65e5}\u{672c}", "\u{ff0e}\u{ff0e}", "a b"] {
+            assert!(code(fine).is_ok(), "{fine}");
+        }
     }
 
     #[test]
