@@ -149,7 +149,7 @@ fn request_from(
         _ => None,
     };
     let result = fields(&args, content, tool);
-    (Value::Object(args), result)
+    (echo::arguments(args), result)
 }
 
 fn fields(
@@ -344,11 +344,11 @@ mod tests {
 
     #[test]
     fn long_content_is_elided_in_the_echo() {
-        use write_tool_wire::echo::ECHO_CONTENT_MAX;
-        let content = "x".repeat(ECHO_CONTENT_MAX + 1);
+        use write_tool_wire::echo::ECHO_STRING_MAX;
+        let content = "x".repeat(ECHO_STRING_MAX + 1);
         let (echo, req) =
             parse_call(&serde_json::json!({"path": "a", "content": content}).to_string());
-        assert_eq!(req.unwrap().content.len(), ECHO_CONTENT_MAX + 1);
+        assert_eq!(req.unwrap().content.len(), ECHO_STRING_MAX + 1);
         assert_eq!(echo["content"], "[1025 bytes elided]");
         let (echo, _) =
             parse_call(&serde_json::json!({"path": "a", "content": "x".repeat(1024)}).to_string());

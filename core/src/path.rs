@@ -129,7 +129,9 @@ pub(crate) fn check_characters(path: &str) -> Result<(), ToolError> {
 fn is_control(c: char) -> bool {
     matches!(
         c.general_category(),
-        GeneralCategory::Control | GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
+        GeneralCategory::Control
+            | GeneralCategory::LineSeparator
+            | GeneralCategory::ParagraphSeparator
     )
 }
 
@@ -252,7 +254,9 @@ mod tests {
         }
         // C0, DEL and C1 (65), LS and PS, and Unicode 18's format characters.
         assert!(refused > 65 + 2 + 150, "{refused}");
-        for named in ['\u{200e}', '\u{200f}', '\u{061c}', '\u{206a}', '\u{206f}', '\u{00ad}'] {
+        for named in [
+            '\u{200e}', '\u{200f}', '\u{061c}', '\u{206a}', '\u{206f}', '\u{00ad}',
+        ] {
             assert!(code(&format!("x{named}")).is_err(), "{:04x}", named as u32);
         }
         // Visible characters, letters of every script, pass.

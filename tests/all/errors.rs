@@ -255,3 +255,32 @@ fn conflict_when_an_expectation_does_not_hold() {
     env.assert_status("success");
     assert_eq!(p.read_string("c.txt"), "new");
 }
+
+/// A hostile caller cannot make the answer as large as its request: every
+/// long string is elided in the echo, not only `content`, and the echo as
+/// a whole is bounded.
+#[test]
+fn the_echo_is_bounded_whatever_the_arguments() {
+    let p = Project::new();
+    let mut args = serde_json::Map::new();
+    args.insert("path".into(), json!("p".repeat(3 << 20)));
+    args.insert("content".into(), json!("c".repeat(2 << 20)));
+    args.insert("unknown".into(), json!("u".repeat(2 << 20)));
+    for i in 0..2_000 {
+        args.insert(format!("extra{i}"), json!("e".repeat(100)));
+    }
+    let request = serde_json::Value::Object(args).to_string();
+    assert!(request.len() > 7 << 20);
+    let answer = write_tool_test_support::decode(&crate::support::tool().call(p.root(), &request));
+    answer.assert_error("INVALID_PARAM");
+    let echoed = answer.context.params_input.to_string();
+    assert!(echoed.len() < 10 << 10, "{} bytes echoed", echoed.len());
+    assert_eq!(
+        answer.context.params_input["path"],
+        format!("[{} bytes elided]", 3 << 20)
+    );
+    assert_eq!(
+        answer.context.params_input["unknown"],
+        format!("[{} bytes elided]", 2 << 20)
+    );
+}
