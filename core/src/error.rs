@@ -101,6 +101,17 @@ impl ToolError {
         Self::new(ErrorCode::AccessDenied, "Path is protected.")
     }
 
+    /// The operating system refused to change the file or its directory,
+    /// though the path stays inside the root.
+    #[cold]
+    pub fn os_refused() -> Self {
+        Self::new(
+            ErrorCode::PermissionDenied,
+            "Permission denied writing to file: the system refused to change it or its directory \
+             (it may be immutable, append-only, or granted read-only).",
+        )
+    }
+
     /// The host opened the root read-only.
     #[cold]
     pub fn read_only_root() -> Self {

@@ -40,6 +40,11 @@ impl Tree {
         )
     }
 
+    /// One entry, by its path relative to the snapshot's base.
+    pub fn entry(&self, path: &str) -> Option<&Entry> {
+        self.0.get(Path::new(path))
+    }
+
     /// Names of temp files the tool may have left.
     pub fn temp_files(&self) -> Vec<&PathBuf> {
         self.0

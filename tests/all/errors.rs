@@ -284,3 +284,79 @@ fn the_echo_is_bounded_whatever_the_arguments() {
         format!("[{} bytes elided]", 2 << 20)
     );
 }
+
+/// `chattr +i` on a path for as long as the guard lives: the file or
+/// directory refuses every change, to root too.
+struct Immutable(std::path::PathBuf);
+
+impl Immutable {
+    fn set(path: std::path::PathBuf) -> Immutable {
+        let status = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(&path)
+            .status()
+            .expect("chattr runs");
+        assert!(status.success(), "chattr +i {}", path.display());
+        Immutable(path)
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+/// The system's own refusal (an immutable file, a directory that takes no
+/// new entries) is not the sandbox's: it gets `PERMISSION_DENIED` and a
+/// message of its own, not "Path must be within project root.".
+#[test]
+fn an_immutable_file_or_directory_is_the_systems_refusal() {
+    let p = Project::new();
+    p.write("locked.txt", "old\n");
+    p.mkdir("sealed");
+    let want = "Permission denied writing to file: the system refused to change it or its directory (it may be immutable, append-only, or granted read-only).";
+    {
+        let _file = Immutable::set(p.path("locked.txt"));
+        let before = p.tree();
+        for name in ["Write", "write_file"] {
+            let env = p.call(json!({"name": name, "arguments": {"path": "locked.txt", "content": "new\n"}}));
+            env.assert_error("PERMISSION_DENIED");
+            assert_eq!(env.text, want);
+        }
+        // Only the rename can tell that the file refuses to be replaced:
+        // the temp file beside it was made and removed again, so the root's
+        // own mtime moved, and nothing else did.
+        let after = p.tree();
+        assert!(after.temp_files().is_empty());
+        assert_eq!(after.without("root/"), before.without("root/"));
+        assert_eq!(after.entry("root/locked.txt"), before.entry("root/locked.txt"));
+        assert_eq!(after.entry("root/sealed"), before.entry("root/sealed"));
+    }
+    {
+        let _dir = Immutable::set(p.path("sealed"));
+        let before = p.tree();
+        let env = p.put("sealed/new.txt", "x\n");
+        env.assert_error("PERMISSION_DENIED");
+        assert_eq!(env.text, want);
+        let env = p.put("sealed/deeper/new.txt", "x\n");
+        env.assert_error("PERMISSION_DENIED");
+        assert_eq!(p.tree(), before);
+    }
+    assert_eq!(p.read_string("locked.txt"), "old\n");
+}
+
+/// `write_file`'s confirmation says that something was written; when the
+/// content was already there, nothing was, and the text says that instead.
+#[test]
+fn write_file_does_not_claim_a_write_it_did_not_make() {
+    let p = Project::new();
+    p.write("same.txt", "same\n");
+    let env = p.call(json!({"name": "write_file", "arguments": {"path": "same.txt", "content": "same\n"}}));
+    env.assert_status("success");
+    assert_eq!(env.text, "No changes to 'same.txt' (content identical).");
+    assert_eq!(env.stats.bytes_written, Some(0));
+}

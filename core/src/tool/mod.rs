@@ -84,6 +84,7 @@ fn execute(
     let located = roots.locate(request.tool, &request.path)?;
     let (root, prefix) = (located.dir, located.prefix);
     let dir_only = located.rel.dir_only();
+    let rel = located.rel.clone();
     let resolved = fs::resolve(root, located.rel)?;
     let display = prefixed(prefix, resolved.display());
     *resolved_path = Some(display.clone());
@@ -152,7 +153,20 @@ fn execute(
     if unchanged {
         return Ok(done);
     }
-    write_target(root, &resolved, new, started, config)?;
+    write_target(root, &resolved, new, started, config).map_err(|err| {
+        // The capability layer's refusal and the operating system's own
+        // (an immutable file, a directory that takes no new entries) reach
+        // the component alike. Walk the path again: if it still resolves
+        // to the same place inside, nothing led outside, and the refusal
+        // was the system's.
+        if err == ToolError::outside_root()
+            && fs::resolve(root, rel).is_ok_and(|again| again.names == resolved.names)
+        {
+            ToolError::os_refused()
+        } else {
+            err
+        }
+    })?;
     done.bytes_written = new.len() as u64;
     if resolved.creates_dirs() {
         done.created_dir = resolved.parent_display().map(|p| prefixed(prefix, p));

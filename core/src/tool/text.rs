@@ -14,7 +14,7 @@ impl Done {
         let path = &request.path;
         let (added, removed) = (self.diff.lines_added, self.diff.lines_removed);
         let bytes = request.content.len();
-        if request.tool == ToolName::WriteFile && !request.dry_run {
+        if request.tool == ToolName::WriteFile && !request.dry_run && !self.unchanged {
             // The `write_file` confirmation, exactly: its callers match on it.
             return format!("Successfully wrote to {path}");
         }
