@@ -155,6 +155,15 @@ impl ToolError {
         Self::invalid_param("A parent of the path is not a directory.")
     }
 
+    /// The file to replace is larger than the tool reads.
+    #[cold]
+    pub fn existing_too_large(len: u64, limit: u64) -> Self {
+        Self::execution(format!(
+            "The existing file is {len} bytes, more than the {limit} bytes this tool reads to \
+             diff and replace a file; nothing was written."
+        ))
+    }
+
     /// An optimistic-lock parameter did not match.
     #[cold]
     pub fn conflict() -> Self {

@@ -245,7 +245,11 @@ impl WriteTool {
             let instance = self.pre.instantiate(&mut store)?;
             f(instance.tool(), &mut store)
         })();
-        result.map_err(|err| Failure::of(err, store.data()))
+        result.map_err(|err| {
+            let failure = Failure::of(err, store.data());
+            failure.log();
+            failure
+        })
     }
 }
 

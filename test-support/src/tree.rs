@@ -15,6 +15,7 @@ pub struct Tree(BTreeMap<PathBuf, Entry>);
 pub struct Entry {
     kind: &'static str,
     bytes: Option<Vec<u8>>,
+    len: u64,
     link: Option<PathBuf>,
     mode: u32,
     mtime: Option<SystemTime>,
@@ -24,7 +25,15 @@ pub struct Entry {
 impl Tree {
     pub fn of(dir: &Path) -> Tree {
         let mut entries = BTreeMap::new();
-        walk(dir, dir, &mut entries);
+        walk(dir, dir, true, &mut entries);
+        Tree(entries)
+    }
+
+    /// The same snapshot without the files' bytes (their size, mtime and
+    /// inode still), for trees that hold files too large to read.
+    pub fn of_metadata(dir: &Path) -> Tree {
+        let mut entries = BTreeMap::new();
+        walk(dir, dir, false, &mut entries);
         Tree(entries)
     }
 
@@ -58,7 +67,7 @@ impl Tree {
     }
 }
 
-fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
+fn walk(base: &Path, dir: &Path, contents: bool, out: &mut BTreeMap<PathBuf, Entry>) {
     let mut children: Vec<_> = fs::read_dir(dir)
         .expect("read_dir")
         .map(|e| e.expect("entry").path())
@@ -78,7 +87,8 @@ fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
         };
         let entry = Entry {
             kind,
-            bytes: ft.is_file().then(|| fs::read(&path).expect("read")),
+            bytes: (ft.is_file() && contents).then(|| fs::read(&path).expect("read")),
+            len: meta.len(),
             link: ft
                 .is_symlink()
                 .then(|| fs::read_link(&path).expect("readlink")),
@@ -97,7 +107,7 @@ fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
             entry,
         );
         if ft.is_dir() {
-            walk(base, &path, out);
+            walk(base, &path, contents, out);
         }
     }
 }

@@ -323,7 +323,9 @@ fn an_immutable_file_or_directory_is_the_systems_refusal() {
         let _file = Immutable::set(p.path("locked.txt"));
         let before = p.tree();
         for name in ["Write", "write_file"] {
-            let env = p.call(json!({"name": name, "arguments": {"path": "locked.txt", "content": "new\n"}}));
+            let env = p.call(
+                json!({"name": name, "arguments": {"path": "locked.txt", "content": "new\n"}}),
+            );
             env.assert_error("PERMISSION_DENIED");
             assert_eq!(env.text, want);
         }
@@ -333,7 +335,10 @@ fn an_immutable_file_or_directory_is_the_systems_refusal() {
         let after = p.tree();
         assert!(after.temp_files().is_empty());
         assert_eq!(after.without("root/"), before.without("root/"));
-        assert_eq!(after.entry("root/locked.txt"), before.entry("root/locked.txt"));
+        assert_eq!(
+            after.entry("root/locked.txt"),
+            before.entry("root/locked.txt")
+        );
         assert_eq!(after.entry("root/sealed"), before.entry("root/sealed"));
     }
     {
@@ -355,7 +360,9 @@ fn an_immutable_file_or_directory_is_the_systems_refusal() {
 fn write_file_does_not_claim_a_write_it_did_not_make() {
     let p = Project::new();
     p.write("same.txt", "same\n");
-    let env = p.call(json!({"name": "write_file", "arguments": {"path": "same.txt", "content": "same\n"}}));
+    let env = p.call(
+        json!({"name": "write_file", "arguments": {"path": "same.txt", "content": "same\n"}}),
+    );
     env.assert_status("success");
     assert_eq!(env.text, "No changes to 'same.txt' (content identical).");
     assert_eq!(env.stats.bytes_written, Some(0));

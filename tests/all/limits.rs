@@ -224,3 +224,34 @@ fn a_tool_sweeps_each_directory_until_a_write_there_and_after_a_failed_call() {
     call(tool(), &p, json!({"path": "d/x.txt", "content": "x\n"})).assert_status("success");
     assert!(!stale.exists());
 }
+
+/// A huge file in the root is not read (its whole content would have to be
+/// held to diff it): a write to it is refused with a clear error, before
+/// the file is even opened, and nothing changes.
+#[test]
+fn an_existing_file_over_the_limit_is_refused_not_read() {
+    let p = Project::new();
+    let huge = std::fs::File::create(p.path("huge.bin")).expect("create");
+    huge.set_len(3 << 30).expect("a sparse 3 GiB file");
+    drop(huge);
+    let before = p.tree_without_contents();
+    for dry_run in [false, true] {
+        let env = p.call(json!({"path": "huge.bin", "content": "small\n", "dry_run": dry_run}));
+        env.assert_error("EXECUTION_ERROR");
+        assert_eq!(
+            env.text,
+            "The existing file is 3221225472 bytes, more than the 16777216 bytes this tool reads to diff and replace a file; nothing was written."
+        );
+        assert_eq!(env.context.path_resolved.as_deref(), Some("huge.bin"));
+    }
+    assert_eq!(p.tree_without_contents(), before);
+    // The limit is the host's content limit.
+    p.write("big.txt", "x".repeat(101));
+    let small = tool_with(Options {
+        max_content_bytes: 100,
+        ..options()
+    });
+    let env = call(&small, &p, json!({"path": "big.txt", "content": "y\n"}));
+    env.assert_error("EXECUTION_ERROR");
+    assert!(env.text.contains("more than the 100 bytes"), "{}", env.text);
+}

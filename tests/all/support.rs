@@ -139,4 +139,9 @@ impl Project {
     pub fn tree(&self) -> Tree {
         Tree::of(&self.base)
     }
+
+    /// [`Project::tree`] without the files' bytes.
+    pub fn tree_without_contents(&self) -> Tree {
+        Tree::of_metadata(&self.base)
+    }
 }

@@ -17,7 +17,7 @@ pub mod sys;
 pub mod temps;
 mod write;
 
-pub use read::{Existing, read_existing};
+pub use read::{Existing, ReadError, read_existing};
 pub use resolve::{Resolved, TargetKind, resolve};
 pub use sys::Dir;
 pub use write::{Durability, create_parents, remove_dirs, write_atomic};

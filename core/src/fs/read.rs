@@ -16,14 +16,39 @@ pub struct Existing {
     pub link_count: u64,
 }
 
-/// Read the regular file `rel` under `root`. The caller has checked it is
-/// one: a FIFO is never opened, since opening it would block. Should it
-/// have become something else since, the read fails with `InvalidInput`.
-pub fn read_existing(root: &Dir, rel: &str) -> io::Result<Existing> {
+/// Why the existing file was not read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// It is no longer a regular file.
+    NotRegular,
+    /// It is larger than the caller reads.
+    TooLarge {
+        /// Its size in bytes.
+        len: u64,
+    },
+    /// The system's error.
+    Io(io::Error),
+}
+
+impl From<io::Error> for ReadError {
+    fn from(err: io::Error) -> Self {
+        ReadError::Io(err)
+    }
+}
+
+/// Read the regular file `rel` under `root`, if it is at most `max_len`
+/// bytes: the whole old file is held in memory to be diffed, so its size is
+/// bounded the way the new content's is (a huge file in the root must not
+/// exhaust the component's memory). The caller has checked it is a regular
+/// file: a FIFO is never opened, since opening it would block.
+pub fn read_existing(root: &Dir, rel: &str, max_len: u64) -> Result<Existing, ReadError> {
     let file = root.open_read_at(rel)?;
     let stat = file.stat()?;
     if stat.kind != Kind::File {
-        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        return Err(ReadError::NotRegular);
+    }
+    if stat.len > max_len {
+        return Err(ReadError::TooLarge { len: stat.len });
     }
     Ok(Existing {
         bytes: file.read_all(stat.len)?,

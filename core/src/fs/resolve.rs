@@ -39,6 +39,8 @@ pub struct Resolved {
     pub existing_dirs: usize,
     /// What the last name is.
     pub kind: TargetKind,
+    /// The target's size when it is an existing file, as the walk saw it.
+    pub len: Option<u64>,
 }
 
 impl Resolved {
@@ -97,6 +99,8 @@ struct Context<'a> {
     kind: TargetKind,
     /// Links followed so far.
     links: usize,
+    /// The size of the last name, when it is a file.
+    len: Option<u64>,
 }
 
 impl<'a> Context<'a> {
@@ -108,6 +112,7 @@ impl<'a> Context<'a> {
             missing_from: None,
             kind: TargetKind::Directory,
             links: 0,
+            len: None,
         }
     }
 
@@ -142,8 +147,8 @@ impl<'a> Context<'a> {
             path.push('/');
         }
         path.push_str(&name);
-        let kind = match self.root.stat_at(&path) {
-            Ok(stat) => stat.kind,
+        let stat = match self.root.stat_at(&path) {
+            Ok(stat) => stat,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 self.missing_from = Some(self.resolved.len());
                 self.resolved.push(name);
@@ -152,6 +157,7 @@ impl<'a> Context<'a> {
             }
             Err(e) => return Err(ToolError::from_io(&e, "resolving the path")),
         };
+        let kind = stat.kind;
         match kind {
             Kind::Symlink => self.follow(&path),
             Kind::Directory => {
@@ -169,6 +175,7 @@ impl<'a> Context<'a> {
                 }
                 self.resolved.push(name);
                 self.kind = if kind == Kind::File {
+                    self.len = Some(stat.len);
                     TargetKind::File
                 } else {
                     TargetKind::Other
@@ -209,6 +216,11 @@ impl<'a> Context<'a> {
         Resolved {
             names: self.resolved,
             existing_dirs,
+            len: if self.kind == TargetKind::File {
+                self.len
+            } else {
+                None
+            },
             kind: self.kind,
         }
     }

@@ -18,7 +18,7 @@ pub use config::Config;
 
 use crate::diff::{self, DiffSummary};
 use crate::error::ToolError;
-use crate::fs::{self, Dir, Resolved, TargetKind};
+use crate::fs::{self, Dir, ReadError, Resolved, TargetKind};
 use crate::params::Request;
 use crate::roots::Roots;
 
@@ -96,18 +96,28 @@ fn execute(
         _ => {}
     }
 
-    let existing =
-        match resolved.kind {
-            TargetKind::Directory => return Err(ToolError::is_directory()),
-            TargetKind::Other => return Err(ToolError::not_regular_file()),
-            TargetKind::Missing => None,
-            TargetKind::File => Some(fs::read_existing(root, &resolved.display()).map_err(
-                |e| match e.kind() {
-                    std::io::ErrorKind::InvalidInput => ToolError::not_regular_file(),
-                    _ => ToolError::from_io(&e, "reading the existing file"),
+    // Checked before opening the file: a huge file is never read.
+    if let Some(len) = resolved.len
+        && len > config.max_content_bytes
+    {
+        return Err(ToolError::existing_too_large(len, config.max_content_bytes));
+    }
+    let existing = match resolved.kind {
+        TargetKind::Directory => return Err(ToolError::is_directory()),
+        TargetKind::Other => return Err(ToolError::not_regular_file()),
+        TargetKind::Missing => None,
+        TargetKind::File => Some(
+            fs::read_existing(root, &resolved.display(), config.max_content_bytes).map_err(
+                |e| match e {
+                    ReadError::NotRegular => ToolError::not_regular_file(),
+                    ReadError::TooLarge { len } => {
+                        ToolError::existing_too_large(len, config.max_content_bytes)
+                    }
+                    ReadError::Io(e) => ToolError::from_io(&e, "reading the existing file"),
                 },
-            )?),
-        };
+            )?,
+        ),
+    };
     lock::check(request, existing.as_ref())?;
     if config.read_only && !request.dry_run {
         return Err(ToolError::read_only_root());
