@@ -331,9 +331,41 @@ fn attack(naming: ProjectPreopen, path: &str, want: Want, failures: &mut Vec<Str
 #[test]
 fn the_outside_end_of_a_hard_link_keeps_its_content() {
     let p = fixture();
-    let env = p.put("hardlink.txt", "inside only\n");
-    env.assert_status("success");
-    assert!(env.text.contains("other hard links"), "{}", env.text);
+    for dry_run in [true, false] {
+        // The preview never shows what the outside file holds: its old
+        // lines are withheld, the counts still exact, and the text says so.
+        let env =
+            p.call(json!({"path": "hardlink.txt", "content": "inside only\n", "dry_run": dry_run}));
+        env.assert_status("partial");
+        assert!(env.data().diff_truncated);
+        assert!(
+            !env.preview().contains("outside hard link"),
+            "{}",
+            env.preview()
+        );
+        assert!(
+            env.preview().contains("+inside only\n"),
+            "{}",
+            env.preview()
+        );
+        assert_eq!(
+            (env.stats.lines_added, env.stats.lines_removed),
+            (Some(1), Some(1))
+        );
+        assert!(
+            env.text.contains("the preview leaves out its old lines"),
+            "{}",
+            env.text
+        );
+        if !dry_run {
+            assert!(
+                env.text
+                    .contains("other hard links; they keep the old content"),
+                "{}",
+                env.text
+            );
+        }
+    }
     assert_eq!(
         std::fs::read_to_string(p.base().join("outside/hard.txt")).unwrap(),
         "outside hard link\n"

@@ -49,6 +49,10 @@ pub struct DiffLimits {
     /// Most time the diff algorithm may take, on the largest texts; see
     /// [`time_for`](Self::time_for).
     pub timeout: Duration,
+    /// Leave the old side's lines (`-`) out of the preview: the old file
+    /// has other names, which may lie outside the root, so its content is
+    /// not the caller's to read. The counts still cover them.
+    pub withhold_old_lines: bool,
 }
 
 impl Default for DiffLimits {
@@ -57,6 +61,7 @@ impl Default for DiffLimits {
             max_lines: MAX_PREVIEW_LINES,
             max_bytes: MAX_PREVIEW_BYTES,
             timeout: Duration::from_millis(write_tool_wire::defaults::DIFF_TIMEOUT_MS),
+            withhold_old_lines: false,
         }
     }
 }
@@ -97,6 +102,9 @@ pub struct DiffSummary {
     pub preview: String,
     /// Whether the preview was cut.
     pub truncated: bool,
+    /// Whether old lines were left out of the preview
+    /// ([`DiffLimits::withhold_old_lines`]).
+    pub withheld: bool,
     /// Lines added over the whole diff.
     pub lines_added: u64,
     /// Lines removed over the whole diff.
@@ -132,6 +140,7 @@ pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummar
     DiffSummary {
         preview,
         truncated,
+        withheld: limits.withhold_old_lines && lines_removed > 0,
         lines_added,
         lines_removed,
     }
@@ -210,6 +219,7 @@ mod tests {
         DiffSummary {
             preview,
             truncated,
+            withheld: false,
             lines_added: added,
             lines_removed: removed,
         }
@@ -465,6 +475,7 @@ mod tests {
             max_lines: usize::MAX,
             max_bytes: usize::MAX,
             timeout: Duration::ZERO,
+            withhold_old_lines: false,
         };
         let s = diff(&old, &new, "f.txt", &limits);
         assert!(!s.truncated);
@@ -533,6 +544,28 @@ mod tests {
         "ünï",
         "\r",
     ];
+
+    #[test]
+    fn withheld_old_lines_are_left_out_and_still_counted() {
+        let limits = DiffLimits {
+            withhold_old_lines: true,
+            ..DiffLimits::default()
+        };
+        let s = diff(
+            "keep\nsecret\nkeep too\n",
+            "keep\nnew\nkeep too\n",
+            "f",
+            &limits,
+        );
+        assert_eq!(
+            s.preview,
+            "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n keep\n+new\n keep too\n"
+        );
+        assert!(s.withheld && !s.truncated);
+        assert_eq!((s.lines_added, s.lines_removed), (1, 1));
+        let added_only = diff("a\n", "a\nb\n", "f", &limits);
+        assert!(!added_only.withheld, "nothing old to leave out");
+    }
 
     #[test]
     fn counts_lines() {

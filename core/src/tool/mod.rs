@@ -16,7 +16,7 @@ use write_tool_wire::request::ToolName;
 
 pub use config::Config;
 
-use crate::diff::{self, DiffSummary};
+use crate::diff::{self, DiffLimits, DiffSummary};
 use crate::error::ToolError;
 use crate::fs::{self, Dir, ReadError, Resolved, TargetKind};
 use crate::params::Request;
@@ -139,10 +139,17 @@ fn execute(
         Err(_) => String::from_utf8_lossy(old_bytes),
     };
     let old_not_utf8 = matches!(old_text, Cow::Owned(_));
+    let split_links = existing.as_ref().is_some_and(|e| e.link_count > 1);
     let diff = if unchanged {
         DiffSummary::default()
     } else {
-        diff::diff(&old_text, &request.content, &display, &config.diff)
+        // The old file has other names, perhaps outside the root: what it
+        // held is not the caller's to read.
+        let limits = DiffLimits {
+            withhold_old_lines: split_links,
+            ..config.diff
+        };
+        diff::diff(&old_text, &request.content, &display, &limits)
     };
 
     let mut done = Done {
@@ -154,7 +161,7 @@ fn execute(
         bytes_written: 0,
         created_dir: None,
         old_not_utf8,
-        split_links: existing.as_ref().is_some_and(|e| e.link_count > 1),
+        split_links,
     };
     if request.dry_run {
         return Ok(done);
@@ -245,7 +252,8 @@ impl Done {
         time_ms: u64,
         path_resolved: Option<String>,
     ) -> Envelope {
-        let status = if request.dry_run || self.diff.truncated {
+        let incomplete = self.diff.truncated || self.diff.withheld;
+        let status = if request.dry_run || incomplete {
             Status::Partial
         } else {
             Status::Success
@@ -262,7 +270,7 @@ impl Done {
                 applied: self.applied,
                 operation: self.operation,
                 diff_preview: self.diff.preview,
-                diff_truncated: self.diff.truncated,
+                diff_truncated: incomplete,
             }),
             text,
             stats: Stats {

@@ -48,6 +48,11 @@ impl Done {
         if self.split_links && self.applied && !self.unchanged {
             text.push_str("\n(The file had other hard links; they keep the old content.)");
         }
+        if self.diff.withheld {
+            text.push_str(
+                "\n(The file has other hard links, perhaps outside the project: the preview leaves out its old lines.)",
+            );
+        }
         if self.old_not_utf8 {
             text.push_str("\n(The existing file was not valid UTF-8; the diff shows it with U+FFFD replacement characters.)");
         }
