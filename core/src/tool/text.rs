@@ -50,7 +50,7 @@ impl Done {
         }
         if self.diff.withheld {
             text.push_str(
-                "\n(The file has other hard links, perhaps outside the project: the preview leaves out its old lines.)",
+                "\n(The file has other hard links, which may lie beyond the project: the preview leaves out its old lines.)",
             );
         }
         if self.old_not_utf8 {
