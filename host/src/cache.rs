@@ -24,10 +24,18 @@
 //!   compile, then is the newest. This runs only after a compile, never on
 //!   a start that loads.
 //!
+//! - **Trusted or not used**: the artifact is code the host runs, so
+//!   whoever can write the cache chooses that code. The directory is created
+//!   private (mode 0700); an existing one is used only if it is a real
+//!   directory (not a link) owned by this user and writable by no one else,
+//!   and an artifact only if it is a regular file (opened without following
+//!   links) owned by this user and writable by no one else. Otherwise the
+//!   host compiles, says why on stderr, and stores nothing there. Artifacts
+//!   are written through exclusive opens that follow no link.
+//!
 //! Where it lives: `$WRITE_TOOL_CACHE_DIR` if set, else
 //! `$XDG_CACHE_HOME/write-tool`, else `~/.cache/write-tool`.
-//! `WRITE_TOOL_CACHE=off` turns it off. The directory is created private
-//! (mode 0700): whoever can write it can choose the code the host runs.
+//! `WRITE_TOOL_CACHE=off` turns it off.
 
 use std::collections::hash_map::DefaultHasher;
 use std::fs;
@@ -89,6 +97,13 @@ impl CompileCache {
         let CompileCache::Dir(dir) = self else {
             return Component::new(engine, wasm);
         };
+        if let Err(why) = trusted_dir(dir) {
+            eprintln!(
+                "write-tool: not using the compile cache {}: {why}",
+                dir.display()
+            );
+            return Component::new(engine, wasm);
+        }
         let path = dir.join(file_name(engine, wasm));
         if let Some(component) = load(engine, &path) {
             return Ok(component);
@@ -190,13 +205,69 @@ fn file_name(engine: &Engine, wasm: &[u8]) -> String {
 }
 
 fn load(engine: &Engine, path: &Path) -> Option<Component> {
-    let bytes = fs::read(path).ok()?;
+    let mut file = open_nofollow(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || untrusted(&meta).is_some() {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    io::Read::read_to_end(&mut file, &mut bytes).ok()?;
     let (header, artifact) = bytes.split_at_checked(HEADER_LEN)?;
     let (magic, sum) = header.split_at(MAGIC.len());
     if magic != MAGIC || sum != integrity(artifact).to_le_bytes() {
         return None;
     }
     deserialize(engine, artifact)
+}
+
+/// Whether `dir` may hold code this process runs: `Err` says why not. A
+/// directory that does not exist yet is fine: it is created private.
+fn trusted_dir(dir: &Path) -> Result<(), String> {
+    let meta = match fs::symlink_metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !meta.is_dir() {
+        return Err("it is not a directory (a link is not followed)".into());
+    }
+    match untrusted(&meta) {
+        Some(why) => Err(why.into()),
+        None => Ok(()),
+    }
+}
+
+/// Why a cache entry with metadata `meta` is not to be trusted, if it is
+/// not: owned by another user, or writable by others.
+#[cfg(unix)]
+fn untrusted(meta: &fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::MetadataExt;
+    if meta.uid() != rustix::process::geteuid().as_raw() {
+        return Some("it is owned by another user");
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Some("others can write it");
+    }
+    None
+}
+
+#[cfg(not(unix))]
+fn untrusted(_meta: &fs::Metadata) -> Option<&'static str> {
+    None
+}
+
+#[cfg(unix)]
+fn open_nofollow(path: &Path) -> io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::File::options()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nofollow(path: &Path) -> io::Result<fs::File> {
+    fs::File::open(path)
 }
 
 #[allow(
@@ -229,7 +300,7 @@ fn store(dir: &Path, path: &Path, artifact: &[u8]) -> io::Result<()> {
         std::process::id()
     ));
     let result = (|| {
-        let mut file = fs::File::create(&temp)?;
+        let mut file = create_exclusive(&temp)?;
         file.write_all(MAGIC)?;
         file.write_all(&integrity(artifact).to_le_bytes())?;
         file.write_all(artifact)?;
@@ -240,6 +311,24 @@ fn store(dir: &Path, path: &Path, artifact: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&temp);
     }
     result
+}
+
+/// A new file at `path`, for this user alone: exclusive (a file or link
+/// already there makes it fail) and following no link.
+#[cfg(unix)]
+fn create_exclusive(path: &Path) -> io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::File::options()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn create_exclusive(path: &Path) -> io::Result<fs::File> {
+    fs::File::options().write(true).create_new(true).open(path)
 }
 
 #[cfg(unix)]
@@ -275,4 +364,28 @@ fn file_size_limit() -> Option<u64> {
 #[cfg(not(unix))]
 fn file_size_limit() -> Option<u64> {
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file or a link already at a temp file's name makes the store fail
+    /// instead of writing through it.
+    #[cfg(unix)]
+    #[test]
+    fn artifacts_are_created_exclusively_and_follow_no_link() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "untouched").expect("victim");
+        let planted = dir.path().join("planted.tmp");
+        std::os::unix::fs::symlink(&victim, &planted).expect("link");
+        assert!(create_exclusive(&planted).is_err());
+        assert_eq!(fs::read_to_string(&victim).expect("read"), "untouched");
+        let fresh = dir.path().join("fresh.tmp");
+        create_exclusive(&fresh).expect("a new file");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(&fresh).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
 }

@@ -200,3 +200,56 @@ fn storing_an_artifact_keeps_only_the_newest_and_removes_stale_temp_files() {
         "the {keep} newest artifacts, a temp file that may still be written, and a file not named as ours"
     );
 }
+
+/// The cached artifact is code the host runs: a cache directory that
+/// others can write, or that another user owns, is not used at all (the
+/// host says so, compiles, and stores nothing there).
+#[test]
+fn a_cache_directory_others_could_write_is_not_used() {
+    use std::os::unix::fs::{PermissionsExt, chown};
+    let root = tempfile::tempdir().unwrap();
+    for (why, prepare) in [
+        (
+            "others can write it",
+            Box::new(|dir: &Path| {
+                fs::set_permissions(dir, fs::Permissions::from_mode(0o777)).unwrap()
+            }) as Box<dyn Fn(&Path)>,
+        ),
+        (
+            "it is owned by another user",
+            Box::new(|dir: &Path| chown(dir, Some(65534), Some(65534)).unwrap()),
+        ),
+    ] {
+        let cache = tempfile::tempdir().unwrap();
+        prepare(cache.path());
+        let out = write_with_cache(root.path(), Some(cache.path()), why);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("not using the compile cache") && stderr.contains(why),
+            "{stderr}"
+        );
+        assert!(artifacts(cache.path()).is_empty(), "{why}: nothing stored");
+    }
+}
+
+/// An artifact is opened without following links: a link where the
+/// artifact should be is not loaded from, and the artifact compiled in its
+/// place replaces the link, not what it points to.
+#[test]
+fn an_artifact_behind_a_link_is_not_loaded() {
+    let root = tempfile::tempdir().unwrap();
+    let first = tempfile::tempdir().unwrap();
+    write_with_cache(root.path(), Some(first.path()), "one");
+    let [(name, bytes)] = &artifacts(first.path())[..] else {
+        panic!("one artifact")
+    };
+    let second = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(first.path().join(name), second.path().join(name)).unwrap();
+    write_with_cache(root.path(), Some(second.path()), "two");
+    let meta = fs::symlink_metadata(second.path().join(name)).unwrap();
+    assert!(
+        meta.is_file(),
+        "the link was replaced by an artifact of its own"
+    );
+    assert_eq!(&fs::read(first.path().join(name)).unwrap(), bytes);
+}
