@@ -13,3 +13,8 @@ use write_tool_wire::{Envelope, ErrorCode};
 pub fn invalid_request(message: &str) -> String {
     Envelope::refused(ErrorCode::InvalidParam, message).to_json()
 }
+
+/// What a request over the size limit is told, on every surface.
+pub fn request_too_long(limit: usize) -> String {
+    format!("Request is over the limit of {limit} bytes; it was not read.")
+}

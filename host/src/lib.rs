@@ -71,7 +71,7 @@ pub use bindings::exports::tool::{
 };
 pub use cache::CompileCache;
 pub use cap_std::{AmbientAuthority, ambient_authority};
-pub use envelope::invalid_request;
+pub use envelope::{invalid_request, request_too_long};
 pub use options::{MIN_MEMORY_LIMIT_BYTES, Options};
 pub use sandbox::{ProjectPreopen, Root};
 pub use tool::WriteTool;

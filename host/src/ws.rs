@@ -8,6 +8,10 @@
 //! message over the size limit closes the connection with code 1009
 //! ("message too big"), the WebSocket way, without being buffered.
 //!
+//! At most [`MAX_CONNECTIONS`] connections are served at once; more wait in
+//! the listen queue. A failed accept (out of descriptors, say) is retried
+//! after a pause that doubles up to a second, not at once in a loop.
+//!
 //! A web page can open a WebSocket to any address, including loopback:
 //! browsers do not apply the same-origin policy to WebSockets. So the
 //! handshake is refused (403) when it carries an `Origin` header that is
@@ -16,13 +20,17 @@
 //! not browsers send no `Origin` and are accepted.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use write_tool_wire::{Envelope, ErrorCode};
 
@@ -51,14 +59,36 @@ pub async fn serve(
         root,
         options,
     });
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let mut pause = ACCEPT_PAUSE_MIN;
     loop {
-        // A failed accept (the peer went away, or out of descriptors for a
-        // moment) concerns that connection only.
-        if let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(Arc::clone(&shared).connection(stream));
+        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
+            unreachable!("the semaphore is never closed")
+        };
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                pause = ACCEPT_PAUSE_MIN;
+                let shared = Arc::clone(&shared);
+                tokio::spawn(async move {
+                    shared.connection(stream).await;
+                    drop(slot);
+                });
+            }
+            // The peer went away, or the process is out of descriptors for
+            // a while: retrying at once would spin.
+            Err(_) => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(ACCEPT_PAUSE_MAX);
+            }
         }
     }
 }
+
+/// Connections served at once. Each holds at most one call in flight, and
+/// calls share the tool's instance pool, so more would only queue there.
+pub const MAX_CONNECTIONS: usize = 64;
+const ACCEPT_PAUSE_MIN: Duration = Duration::from_millis(10);
+const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
 
 struct Shared {
     calls: Calls,
@@ -99,6 +129,14 @@ impl Shared {
                     }),
                 Ok(Message::Binary(_)) => {
                     invalid_request("Invalid JSON arguments: send each request as a text message.")
+                }
+                Err(tokio_tungstenite::tungstenite::Error::Capacity(_)) => {
+                    let frame = CloseFrame {
+                        code: CloseCode::Size,
+                        reason: "message too big".into(),
+                    };
+                    let _ = ws.close(Some(frame)).await;
+                    return;
                 }
                 Ok(Message::Close(_)) | Err(_) => break,
                 Ok(_) => continue,

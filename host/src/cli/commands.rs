@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::json;
 use write_tool::mcp::McpServer;
 use write_tool::ws::WsOptions;
-use write_tool::{COMPONENT, Root, WriteTool, invalid_request};
+use write_tool::{COMPONENT, Root, WriteTool, invalid_request, request_too_long};
 
 use super::input::{self, Request};
 use super::output::{EXIT_OK, emit, exit_code, with_flag_hints};
@@ -92,9 +92,7 @@ fn answer(tool: &WriteTool, root: &Root, request: Request) -> String {
             Ok(text) => tool.call(root, &text),
             Err(_) => invalid_request("Invalid JSON arguments: input is not valid UTF-8."),
         },
-        Request::TooLong(limit) => invalid_request(&format!(
-            "Request is over the limit of {limit} bytes; it was not read."
-        )),
+        Request::TooLong(limit) => invalid_request(&request_too_long(limit)),
     }
 }
 

@@ -8,6 +8,9 @@ mod cache;
 /// Crashes, full disks, read-only roots, protected paths, hostile input and
 /// a long-running `serve`.
 mod hardening;
+/// Requests nested 100,000 levels deep, and MCP lines over the limit, on
+/// every stdio surface: answered, and the server goes on.
+mod nesting;
 
 pub use write_tool_test_support::process::{
     assert_usage_error, envelope, root_arg, run, run_cmd, run_on_terminal,

@@ -85,8 +85,10 @@ fn websocket_python_client() {
             assert_eq!(read(&format!("many/{n}/{i}.txt")), format!("{n}-{i}\n"));
         }
     }
-    assert!(!root.path().join("b.txt").exists());
-    assert!(!root.path().join("evil.txt").exists());
+    assert_eq!(read("under.txt"), "u");
+    for refused in ["b.txt", "evil.txt", "deep.txt", "over.txt"] {
+        assert!(!root.path().join(refused).exists(), "{refused}");
+    }
 }
 
 /// The README's MCP client configuration, as written: only its placeholder

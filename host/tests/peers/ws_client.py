@@ -3,8 +3,10 @@
 Usage: ws_client.py WRITE_TOOL ROOT
 
 Starts the server on a free loopback port, then sends requests in both
-forms, a malformed one, a binary one and several connections at once, and
-checks each reply. A browser-like connection from a foreign Origin must be
+forms, a malformed one, a binary one, one nested 100,000 levels deep and
+several connections at once, and checks each reply; a message over the
+limit must close the connection with code 1009, and a connection past
+the 64th must wait for one to end. A browser-like connection from a foreign Origin must be
 refused. The Rust test that runs this checks the files on disk.
 """
 
@@ -50,6 +52,13 @@ async def main(binary, root):
             env = await request(ws, {"path": "../escape.txt", "content": "x"})
             assert env["error"]["code"] == "ACCESS_DENIED", env
 
+            # Nested 100,000 levels deep: refused, and the connection stays.
+            deep = '{"arguments":' * 100_000 + '{"path": "deep.txt", "content": "x"}' + "}" * 100_000
+            env = await request(ws, deep)
+            assert env["error"]["code"] == "INVALID_PARAM", env
+            env = await request(ws, {"path": "after-deep.txt", "content": "x"})
+            assert env["status"] == "success", env
+
             big = "x" * (3 * 1024 * 1024)
             env = await request(ws, {"path": "big.txt", "content": big})
             assert env["stats"]["bytes_written"] == len(big), env["stats"]
@@ -76,6 +85,44 @@ async def main(binary, root):
             assert env["status"] == "success", env
 
         assert server.poll() is None, "the server must still be running"
+    finally:
+        server.kill()
+        server.wait()
+
+    # A message over the limit closes the connection with 1009, "message
+    # too big", and the server goes on.
+    server = subprocess.Popen(
+        [binary, "--root", root, "--max-request-bytes", "100000", "serve", "--ws", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = server.stderr.readline().split()[-1]
+        async with websockets.connect(url, max_size=None) as ws:
+            await ws.send(json.dumps({"path": "over.txt", "content": "o" * 200_000}))
+            try:
+                await ws.recv()
+            except websockets.exceptions.ConnectionClosedError as err:
+                assert err.rcvd is not None and err.rcvd.code == 1009, err
+            else:
+                raise AssertionError("a message over the limit must close the connection")
+        async with websockets.connect(url) as ws:
+            env = await request(ws, {"path": "under.txt", "content": "u"})
+            assert env["status"] == "success", env
+
+        # 64 connections at once are served; the 65th waits until one ends.
+        held = [await websockets.connect(url) for _ in range(64)]
+        waiting = asyncio.ensure_future(websockets.connect(url))
+        done, _ = await asyncio.wait([waiting], timeout=1)
+        assert not done, "a 65th connection must wait"
+        await held.pop().close()
+        extra = await asyncio.wait_for(waiting, timeout=60)
+        env = await request(extra, {"path": "under.txt", "content": "u"})
+        assert env["status"] == "success", env
+        for ws in held + [extra]:
+            await ws.close()
     finally:
         server.kill()
         server.wait()

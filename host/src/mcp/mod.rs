@@ -28,12 +28,13 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext};
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 use write_tool_wire::{Envelope, ErrorCode, Status};
+
+mod stdio;
 
 use crate::calls::Calls;
 use crate::{Root, WriteTool, ambient_authority};
@@ -115,12 +116,14 @@ impl McpServer {
 
     /// Serve MCP over stdin/stdout until the client closes stdin.
     /// `max_message_bytes` bounds one incoming JSON-RPC message; a longer
-    /// one is dropped (and answered) without being buffered.
+    /// one is answered without being buffered (`stdio`).
     pub async fn serve_stdio(self, max_message_bytes: usize) -> anyhow::Result<()> {
-        let transport = AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
-            .with_max_line_length(max_message_bytes);
+        let (transport, writer) =
+            stdio::lines(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
         let service = self.serve(transport).await?;
         service.waiting().await?;
+        // The transport is gone with the service; what it queued is written.
+        writer.await?;
         Ok(())
     }
 

@@ -1,0 +1,265 @@
+//! MCP's stdio transport: one JSON-RPC message per line, each way.
+//!
+//! rmcp's own line transport drops a line over the size limit, and a line
+//! serde_json will not parse (one nested deeper than its 128 levels among
+//! them), without a word: the client waits for an answer that never comes.
+//! This one answers both whenever the request's `id` can be read — from the
+//! line's first bytes for one over the limit, which is never buffered whole:
+//! a `tools/call` with an `INVALID_PARAM` envelope, as every other surface
+//! answers bad input, any other method with a JSON-RPC error. A line with no
+//! readable `id` stays unanswered: it may be a notification, and JSON-RPC
+//! answers none.
+
+use std::fmt;
+use std::future::{Future, ready};
+
+use rmcp::RoleServer;
+use rmcp::model::{ErrorCode as RpcCode, ErrorData, JsonRpcMessage, RequestId, ServerResult};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::task::JoinHandle;
+
+use super::result;
+use crate::envelope::{invalid_request, request_too_long};
+
+/// How much of a line over the limit is kept to look for its `id`: clients
+/// write `jsonrpc`, `id` and `method` before `params`.
+const HEAD_BYTES: usize = 4096;
+
+/// The transport over `read` and `write`, and the task that writes: it
+/// ends once the transport is dropped and every message is written.
+pub(super) fn lines<R, W>(read: R, write: W, max_line_bytes: usize) -> (Lines<R>, JoinHandle<()>)
+where
+    R: AsyncRead + Send + Unpin,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let (out, queue) = unbounded_channel();
+    let writer = tokio::spawn(write_lines(write, queue));
+    let lines = Lines {
+        read: BufReader::new(read),
+        line: Vec::new(),
+        over: false,
+        max_line_bytes,
+        out,
+    };
+    (lines, writer)
+}
+
+/// Messages are written by one task, in the order they were sent, so that
+/// neither a reply of the transport's own nor a cancelled receive can cut
+/// into another message.
+async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut queue: UnboundedReceiver<Vec<u8>>) {
+    while let Some(message) = queue.recv().await {
+        if write.write_all(&message).await.is_err() {
+            return;
+        }
+        if queue.is_empty() && write.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+pub(super) struct Lines<R> {
+    read: BufReader<R>,
+    /// The line read so far; receive is cancelled whenever another event
+    /// wins rmcp's select, so a line in progress lives here, not in a local.
+    line: Vec<u8>,
+    /// The line went over the limit: only its first bytes are kept.
+    over: bool,
+    max_line_bytes: usize,
+    out: UnboundedSender<Vec<u8>>,
+}
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    /// Read up to the end of a line. `false` at the end of input (an
+    /// unfinished last line is no message).
+    async fn read_line(&mut self) -> std::io::Result<bool> {
+        loop {
+            let buffered = self.read.fill_buf().await?;
+            if buffered.is_empty() {
+                return Ok(false);
+            }
+            let (part, used, ends) = match memchr::memchr(b'\n', buffered) {
+                Some(at) => (&buffered[..at], at + 1, true),
+                None => (buffered, buffered.len(), false),
+            };
+            if !self.over && self.line.len() + part.len() > self.max_line_bytes {
+                self.over = true;
+                self.line.truncate(HEAD_BYTES);
+            }
+            let room = if self.over {
+                HEAD_BYTES.saturating_sub(self.line.len())
+            } else {
+                part.len()
+            };
+            self.line.extend_from_slice(&part[..room.min(part.len())]);
+            self.read.consume(used);
+            if ends {
+                return Ok(true);
+            }
+        }
+    }
+
+    fn queue(&self, message: &TxJsonRpcMessage<RoleServer>) -> std::io::Result<()> {
+        let mut bytes = serde_json::to_vec(message)?;
+        bytes.push(b'\n');
+        self.out
+            .send(bytes)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "output closed"))
+    }
+
+    /// The answer to a line that is not a message rmcp can take, if its
+    /// `id` can be read.
+    fn refuse(&self, line: &[u8], problem: &str) {
+        let head = Head::of(line);
+        let Some(id) = head.id else { return };
+        let message = if head.method.as_deref() == Some("tools/call") {
+            JsonRpcMessage::response(
+                ServerResult::CallToolResult(result(invalid_request(problem))),
+                id,
+            )
+        } else {
+            JsonRpcMessage::error(
+                ErrorData::new(RpcCode::INVALID_REQUEST, problem.to_owned(), None),
+                Some(id),
+            )
+        };
+        // Output already closed means the client is gone; nothing to tell.
+        let _ = self.queue(&message);
+    }
+}
+
+impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for Lines<R> {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        ready(self.queue(&item))
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            match self.read_line().await {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(error) => {
+                    eprintln!("write-tool mcp: reading stdin: {error}");
+                    return None;
+                }
+            }
+            let line = std::mem::take(&mut self.line);
+            let over = std::mem::replace(&mut self.over, false);
+            let text = line.strip_suffix(b"\r").unwrap_or(&line);
+            if over {
+                self.refuse(text, &request_too_long(self.max_line_bytes));
+            } else if !text.iter().all(u8::is_ascii_whitespace) {
+                match serde_json::from_slice(text) {
+                    Ok(message) => {
+                        self.line = reuse(line);
+                        return Some(message);
+                    }
+                    Err(error) => self.refuse(text, &format!("Invalid JSON arguments: {error}.")),
+                }
+            }
+            self.line = reuse(line);
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// The buffer back, empty, unless it grew past what ordinary lines need.
+fn reuse(mut line: Vec<u8>) -> Vec<u8> {
+    line.clear();
+    if line.capacity() > 1 << 20 {
+        line = Vec::new();
+    }
+    line
+}
+
+/// A request's `id` and `method`, read field by field so that whatever
+/// came before an error (a line cut short, `params` nested past serde_json's
+/// limit) is still known. Other fields are skipped without recursion.
+#[derive(Default)]
+struct Head {
+    id: Option<RequestId>,
+    method: Option<String>,
+}
+
+impl Head {
+    fn of(line: &[u8]) -> Head {
+        let mut head = Head::default();
+        let mut json = serde_json::Deserializer::from_slice(line);
+        // An error only ends the reading; the fields read before it stay.
+        let _ = HeadFields(&mut head).deserialize(&mut json);
+        head
+    }
+}
+
+struct HeadFields<'a>(&'a mut Head);
+
+impl<'de> DeserializeSeed<'de> for HeadFields<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, json: D) -> Result<(), D::Error> {
+        json.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HeadFields<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut fields: A) -> Result<(), A::Error> {
+        while let Some(key) = fields.next_key::<String>()? {
+            match key.as_str() {
+                "id" => self.0.id = Some(fields.next_value()?),
+                "method" => self.0.method = Some(fields.next_value()?),
+                _ => {
+                    fields.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Head;
+    use rmcp::model::NumberOrString;
+
+    #[test]
+    fn the_head_is_read_from_a_line_cut_short_or_nested_too_deep() {
+        let cut = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"content":"abc"#;
+        let head = Head::of(cut);
+        assert_eq!(head.id, Some(NumberOrString::Number(7)));
+        assert_eq!(head.method.as_deref(), Some("tools/call"));
+
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","method":"initialize","params":{}1{},"id":"x"}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let head = Head::of(deep.as_bytes());
+        assert_eq!(head.id, Some(NumberOrString::String("x".into())));
+        assert_eq!(head.method.as_deref(), Some("initialize"));
+
+        assert!(Head::of(b"not json").id.is_none());
+        assert!(
+            Head::of(br#"{"method":"notifications/x","params":{"#)
+                .id
+                .is_none()
+        );
+    }
+}
