@@ -1,6 +1,7 @@
 //! The escape matrix (after cap-std's `tests/cap-basics.rs`): paths that
 //! must work next to paths that must fail, each with its exact outcome.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
@@ -210,21 +211,21 @@ fn forty_links_are_followed_and_forty_one_are_a_loop() {
 }
 
 /// Run a call on another thread and fail (instead of hanging the suite) if
-/// it does not answer within a generous bound.
-fn call_with_bound(p: &Project, path: &str) -> crate::support::Envelope {
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        scope.spawn(move || {
-            let _ = tx.send(p.put(path, "x\n"));
-        });
-        rx.recv_timeout(Duration::from_secs(60))
-            .expect("the call must not block")
-    })
+/// it does not answer within a generous bound. The thread is detached, not
+/// scoped: a scope would join it, and so hang on the very call that blocks.
+fn call_with_bound(p: &Arc<Project>, path: &str) -> crate::support::Envelope {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (p, path) = (Arc::clone(p), path.to_owned());
+    std::thread::spawn(move || {
+        let _ = tx.send(p.put(&path, "x\n"));
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("the call must not block")
 }
 
 #[test]
 fn a_fifo_is_refused_without_blocking() {
-    let p = Project::new();
+    let p = Arc::new(Project::new());
     let status = std::process::Command::new("mkfifo")
         .arg(p.path("pipe"))
         .status()
@@ -243,7 +244,7 @@ fn a_fifo_is_refused_without_blocking() {
 
 #[test]
 fn a_socket_is_refused() {
-    let p = Project::new();
+    let p = Arc::new(Project::new());
     let _listener = std::os::unix::net::UnixListener::bind(p.path("sock")).expect("bind");
     let before = p.tree();
     let env = call_with_bound(&p, "sock");

@@ -160,27 +160,78 @@ fn a_call_over_its_time_bound_is_stopped_and_the_host_goes_on() {
     .assert_status("success");
 }
 
+/// The deadline bounds the diff's time: under a wall-time bound the exact
+/// diff cannot meet, the same call with a diff deadline ends in time, with
+/// a correct but coarser diff (`diff_truncated` set).
 #[test]
 fn a_pathological_diff_is_cut_short_by_its_deadline() {
     let p = Project::new();
     let (old, new) = hard_to_diff();
     p.write("slow.txt", &old);
-    let env = tool().call(
-        p.root(),
-        &json!({"path": "slow.txt", "content": new}).to_string(),
-    );
-    let env = decode(&env);
+    let bounded = |diff_timeout| {
+        tool_with(Options {
+            timeout: Duration::from_secs(1),
+            diff_timeout,
+            ..options()
+        })
+    };
+    let args = json!({"path": "slow.txt", "content": new, "dry_run": true});
+    // Without a deadline the exact diff takes seconds: the bound stops it.
+    call(&bounded(Duration::from_secs(3600)), &p, args.clone()).assert_error("EXECUTION_ERROR");
+    let env = call(&bounded(Duration::from_millis(320)), &p, args);
     env.assert_status("partial");
     assert!(env.data().diff_truncated);
+    let added = env.stats.lines_added.unwrap();
+    assert_eq!(added, env.stats.lines_removed.unwrap());
+    assert!(added <= 200_000, "+{added}");
+    let env = call(
+        &bounded(Duration::from_millis(320)),
+        &p,
+        json!({"path": "slow.txt", "content": new}),
+    );
+    env.assert_status("partial");
     assert_eq!(p.read_string("slow.txt"), new);
-    let (added, removed) = (
-        env.stats.lines_added.unwrap(),
-        env.stats.lines_removed.unwrap(),
-    );
-    assert!(
-        added <= 200_000 && removed <= 200_000 && added == removed,
-        "+{added}/-{removed}"
-    );
+}
+
+/// Cut short, the diff is coarser than the exact one: every other line of
+/// distinct lines changed is exactly `n/2` lines each way, which the diff
+/// finds without a deadline and exceeds with one.
+#[test]
+fn a_diff_cut_short_is_coarser_than_the_exact_one() {
+    let n = 200_000;
+    let p = Project::new();
+    let old: String = (0..n).map(|i| format!("line {i}\n")).collect();
+    let new: String = (0..n)
+        .map(|i| {
+            if i % 2 == 0 {
+                format!("line {i}\n")
+            } else {
+                format!("LINE {i}\n")
+            }
+        })
+        .collect();
+    p.write("a.txt", &old);
+    let counts = |diff_timeout| {
+        let tool = tool_with(Options {
+            diff_timeout,
+            ..options()
+        });
+        let env = call(
+            &tool,
+            &p,
+            json!({"path": "a.txt", "content": new, "dry_run": true}),
+        );
+        (
+            env.stats.lines_added.unwrap(),
+            env.stats.lines_removed.unwrap(),
+        )
+    };
+    assert_eq!(counts(Duration::from_secs(3600)), (n / 2, n / 2), "exact");
+    // The least share of a 32 ms deadline is 1 ms, far less than the exact
+    // diff of 200,000 lines needs.
+    let (added, removed) = counts(Duration::from_millis(32));
+    assert_eq!(added, removed);
+    assert!(added > n / 2 && added <= n, "+{added}");
 }
 
 #[test]
