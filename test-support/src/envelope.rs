@@ -77,6 +77,20 @@ impl Envelope {
         &self.data().diff_preview
     }
 
+    /// Every string the tool wrote of its own rather than echoed from the
+    /// request: the text, the error message, the diff preview, the
+    /// operation, the resolved path and the working directory. What must
+    /// not leak must be absent from all of them.
+    pub fn own_words(&self) -> Vec<&str> {
+        let mut words = vec![self.text.as_str(), self.context.cwd.as_str()];
+        words.extend(self.error.as_ref().map(|e| e.message.as_str()));
+        words.extend(self.context.path_resolved.as_deref());
+        if let Some(data) = &self.data {
+            words.extend([data.diff_preview.as_str(), data.operation.as_str()]);
+        }
+        words
+    }
+
     /// Panics with the envelope unless it is an error with `code`.
     #[track_caller]
     pub fn assert_error(&self, code: &str) -> &Self {

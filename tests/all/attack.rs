@@ -8,7 +8,9 @@
 //! - on a refusal nothing inside the root changes either, and no temp file
 //!   remains;
 //! - the call returns promptly;
-//! - the text never reveals outside paths or link targets;
+//! - nothing the envelope says of its own (text, message, diff preview,
+//!   resolved path) reveals outside paths, link targets or outside content,
+//!   and the echo is the request and nothing else;
 //! - a dry run gives the same code as the real call.
 
 use std::time::{Duration, Instant};
@@ -290,8 +292,20 @@ fn attack(naming: ProjectPreopen, path: &str, want: Want, failures: &mut Vec<Str
                 !SECRETS
                     .iter()
                     .chain([&base.as_str()])
-                    .any(|s| env.text.contains(s)),
-                "message reveals the outside",
+                    .any(|s| env.own_words().iter().any(|w| w.contains(s))),
+                "the envelope reveals the outside",
+            );
+            // The echo holds the request and nothing else (a path over
+            // 1 KiB is elided: docs/contract.md#envelope).
+            let echoed_path = if path.len() > 1024 {
+                env.context.params_input["path"].clone()
+            } else {
+                json!(path)
+            };
+            check(
+                env.context.params_input
+                    == json!({"path": echoed_path, "content": "attack\n", "dry_run": dry_run}),
+                "the echo is not the request",
             );
             codes.push(env.code().map(str::to_owned));
             match want {

@@ -2,6 +2,8 @@ use std::collections::hash_map::RandomState;
 use std::fs;
 use std::hash::BuildHasher;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -89,6 +91,26 @@ fn versions() -> (String, String) {
     (old, new)
 }
 
+/// The names of the temp files in `dir` that are not in `before`, once
+/// there are any; `None` once `target` was replaced without one being seen.
+fn watch_for_temp(dir: &Path, before: &[String], target: &Path) -> Option<Vec<String>> {
+    let inode = |path: &Path| fs::metadata(path).map(|m| m.ino()).ok();
+    let original = inode(target);
+    loop {
+        let fresh: Vec<String> = temp_files(dir)
+            .into_iter()
+            .filter(|name| !before.contains(name))
+            .collect();
+        if !fresh.is_empty() {
+            return Some(fresh);
+        }
+        if inode(target) != original {
+            return None;
+        }
+        std::thread::yield_now();
+    }
+}
+
 #[test]
 fn a_killed_writer_leaves_exactly_the_old_or_the_new_content() {
     let dir = tempfile::tempdir().unwrap();
@@ -97,29 +119,57 @@ fn a_killed_writer_leaves_exactly_the_old_or_the_new_content() {
     let target = dir.path().join("big.txt");
     fs::write(&target, &old).unwrap();
 
-    // One uninterrupted replace tells how long a replace takes here.
+    // One uninterrupted replace tells how long its temp file lives here:
+    // from its creation (after the diff) to the rename.
     let mut server = Server::start(&["--root", &root]);
-    let start = Instant::now();
-    let env = server.call(&json!({"path": "big.txt", "content": new}));
-    let full = start.elapsed();
-    assert_eq!(env["status"], "success", "{env}");
+    let warm = server.call(&json!({"path": "warm.txt", "content": "warm\n"}));
+    assert_eq!(warm["status"], "success");
+    let before = temp_files(dir.path());
+    server.send(&json!({"path": "big.txt", "content": new}));
+    let window = match watch_for_temp(dir.path(), &before, &target) {
+        Some(temp) => {
+            let created = Instant::now();
+            while dir.path().join(&temp[0]).exists() {
+                std::thread::yield_now();
+            }
+            created.elapsed()
+        }
+        None => Duration::ZERO,
+    };
+    assert_eq!(server.receive()["status"], "success");
     drop(server);
 
     let random = RandomState::new();
-    let mut contents = [&old, &new].into_iter().cycle();
+    let mut mid_write = 0;
     for round in 0..12u64 {
-        let next = contents.next().unwrap();
+        // Always the other version: identical content would write nothing.
+        let next = if fs::read(&target).unwrap() == old.as_bytes() {
+            &new
+        } else {
+            &old
+        };
         let mut server = Server::start(&["--root", &root]);
         // A small call first: once it is answered the component is compiled
         // and the next request goes straight to work.
         let warm = server.call(&json!({"path": "warm.txt", "content": format!("{round}\n")}));
         assert_eq!(warm["status"], "success");
+        let before = temp_files(dir.path());
         server.send(&json!({"path": "big.txt", "content": next}));
-        // Kill at a random point within (and a little past) a replace.
-        let span = u64::try_from(full.as_micros() * 3 / 2).unwrap().max(1);
-        std::thread::sleep(Duration::from_micros(random.hash_one(round) % span));
+        // Kill once the write's temp file is there, at a random point of
+        // its life (writing the data, syncing it, renaming).
+        let temp = watch_for_temp(dir.path(), &before, &target).unwrap_or_default();
+        let nanos = u64::try_from(window.as_nanos()).unwrap_or(u64::MAX).max(1);
+        let delay = Duration::from_nanos(random.hash_one(round) % nanos);
+        let seen = Instant::now();
+        while seen.elapsed() < delay {
+            std::thread::yield_now();
+        }
         server.child.kill().unwrap();
         server.child.wait().unwrap();
+        // The kill landed inside the write if its temp file is still there.
+        if temp.iter().any(|name| dir.path().join(name).exists()) {
+            mid_write += 1;
+        }
         let now = fs::read(&target).unwrap();
         assert!(
             now == old.as_bytes() || now == new.as_bytes(),
@@ -127,6 +177,10 @@ fn a_killed_writer_leaves_exactly_the_old_or_the_new_content() {
             now.len()
         );
     }
+    assert!(
+        mid_write >= 8,
+        "only {mid_write} of 12 kills landed inside the write (its temp file lives {window:?})"
+    );
 
     // A later write to the directory sweeps what the killed writers left,
     // once it is older than the sweep's margin (one second).
