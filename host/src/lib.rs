@@ -5,7 +5,7 @@
 //!
 //! # fn main() -> wasmtime::Result<()> {
 //! let tool = WriteTool::new(Options::default())?; // compiles the component once
-//! let root = Root::open("/tmp/demo", ambient_authority())?; // the only ambient authority
+//! let root = Root::open("/tmp/demo", ambient_authority())?; // opened once, by path, and held
 //! let envelope = tool.call(&root, r#"{"path": "hello.txt", "content": "hi\n"}"#);
 //! println!("{envelope}");
 //! # Ok(())

@@ -1,5 +1,8 @@
-//! The project root, the only ambient authority the host uses, and the
-//! WASI context that hands it to the guest.
+//! The roots, and the WASI context that hands them to the guest. A root is
+//! opened by path once (the ambient authority the guest's capabilities
+//! come from: `--root`, or an MCP client's roots when it lists them) and
+//! held; every call gets the held descriptors, never a new lookup by path.
+//! The host's only other file-system use is its own compile cache.
 
 use std::io;
 use std::path::{Path, PathBuf};
