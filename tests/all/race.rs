@@ -63,7 +63,12 @@ fn a_directory_swapped_for_an_outward_link() {
         assert!(
             matches!(
                 code.as_deref(),
-                None | Some("ACCESS_DENIED" | "EXECUTION_ERROR" | "INVALID_PARAM")
+                // A capability refusal whose path the race has put back by
+                // the time the guest walks it again reads as the system's
+                // (SECURITY.md, known limits).
+                None | Some(
+                    "ACCESS_DENIED" | "EXECUTION_ERROR" | "INVALID_PARAM" | "PERMISSION_DENIED"
+                )
             ),
             "unexpected code {code:?}"
         );
