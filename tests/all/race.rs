@@ -96,7 +96,8 @@ fn a_target_file_swapped_for_an_outward_link() {
         assert!(
             matches!(
                 code.as_deref(),
-                None | Some("ACCESS_DENIED" | "EXECUTION_ERROR")
+                // As above: a refusal the race undid reads as the system's.
+                None | Some("ACCESS_DENIED" | "EXECUTION_ERROR" | "PERMISSION_DENIED")
             ),
             "unexpected code {code:?}"
         );
