@@ -25,5 +25,5 @@ pub mod tree;
 
 pub use envelope::{Envelope, decode};
 pub use paths::{bin, bin_str, cache_dir, target_tmp};
-pub use temps::{Temps, plant_temps, temp_files};
+pub use temps::{Temps, is_tool_temp, plant_temps, temp_files};
 pub use tree::Tree;
