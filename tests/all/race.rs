@@ -6,9 +6,13 @@
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use crate::support::{Project, Tree, is_tool_temp};
+use serde_json::json;
+
+use crate::support::{Project, Tree, is_tool_temp, temp_files};
 
 const WRITES: usize = 300;
 
@@ -173,4 +177,124 @@ fn a_target_file_swapped_for_a_directory() {
         codes.iter().any(Option::is_none),
         "no write got through at all"
     );
+}
+
+#[test]
+fn a_locked_write_refuses_a_change_made_while_it_writes_its_content() {
+    // The lock is compared when the old file is read; a change made while
+    // the new content is being written and synced must still be seen
+    // (`docs/contract.md#parameters`): the watcher changes the file as
+    // soon as the tool's temp file appears, and knows it changed it in
+    // time when that temp file is still there afterwards.
+    const ROUNDS: usize = 6;
+    let p = Project::new();
+    let content = "a line of the new content\n".repeat((8 << 20) / 26);
+    let mut in_window = 0;
+    for round in 0..ROUNDS {
+        let old = format!("round {round}\n");
+        p.write("locked.txt", &old);
+        let changed = format!("changed behind the tool's back in round {round}\n");
+        let stop = AtomicBool::new(false);
+        let (env, landed) = std::thread::scope(|scope| {
+            let watcher = scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let temps = temp_files(&p.root_dir());
+                    if let Some(temp) = temps.first() {
+                        fs::write(p.path("locked.txt"), &changed).unwrap();
+                        return p.root_dir().join(temp).exists();
+                    }
+                    std::thread::yield_now();
+                }
+                false
+            });
+            let env = p.call(json!({
+                "path": "locked.txt",
+                "content": content,
+                "expected_size_bytes": old.len(),
+            }));
+            stop.store(true, Ordering::Relaxed);
+            (env, watcher.join().unwrap())
+        });
+        if landed {
+            in_window += 1;
+            env.assert_error("CONFLICT");
+            assert_eq!(p.read_string("locked.txt"), changed, "round {round}");
+        }
+        assert!(temp_files(&p.root_dir()).is_empty(), "round {round}");
+    }
+    assert!(
+        in_window * 2 >= ROUNDS,
+        "the change landed inside the write in only {in_window} of {ROUNDS} rounds"
+    );
+}
+
+#[test]
+fn a_target_file_swapped_for_a_fifo_never_blocks_a_call() {
+    // The walk sees a regular file; a FIFO put in its place before the
+    // tool opens it must not make the open wait for a writer that never
+    // comes. The swapper renames a file and a FIFO in and out of the
+    // target's name; each call must answer within a bound.
+    const CALLS: usize = 1000;
+    let p = Arc::new(Project::new());
+    p.write("target.txt", "inside\n");
+    let status = std::process::Command::new("mkfifo")
+        .arg(p.path("fifo"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    let stop = Arc::new(AtomicBool::new(false));
+    let _stop_on_exit = StopOnDrop(Arc::clone(&stop));
+    {
+        let (p, stop) = (Arc::clone(&p), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let (target, fifo, parked) = (p.path("target.txt"), p.path("fifo"), p.path("parked"));
+            let mut round = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                let _ = fs::rename(&target, &parked);
+                let _ = fs::rename(&fifo, &target);
+                for _ in 0..(round % 16) * 20 {
+                    std::thread::yield_now();
+                }
+                let _ = fs::rename(&target, &fifo);
+                let _ = fs::rename(&parked, &target);
+                round += 1;
+            }
+        });
+    }
+    let mut codes = Vec::new();
+    for i in 0..CALLS {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let p = Arc::clone(&p);
+        // Detached: a call that blocks must fail the test, not hang it.
+        std::thread::spawn(move || {
+            let _ = tx.send(p.put("target.txt", &format!("write {i}\n")));
+        });
+        let env = rx
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("call {i} blocked"));
+        codes.push(env.code().map(str::to_owned));
+    }
+    for code in &codes {
+        assert!(
+            matches!(
+                code.as_deref(),
+                None | Some("ACCESS_DENIED" | "EXECUTION_ERROR")
+            ),
+            "unexpected code {code:?}"
+        );
+    }
+    assert!(codes.iter().any(Option::is_none), "no write got through");
+    assert!(
+        codes.iter().any(|c| c.as_deref() == Some("ACCESS_DENIED")),
+        "no call met the FIFO"
+    );
+}
+
+/// Stops a detached helper thread when the test ends, failed or not.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }

@@ -10,7 +10,9 @@ use std::sync::OnceLock;
 use serde_json::Value;
 use write_tool::{CompileCache, Options, ProjectPreopen, Root, WriteTool, ambient_authority};
 pub use write_tool_test_support::process::apply_with_patch_tool;
-pub use write_tool_test_support::{Envelope, Temps, Tree, decode, is_tool_temp, plant_temps};
+pub use write_tool_test_support::{
+    Envelope, Temps, Tree, decode, is_tool_temp, plant_temps, temp_files,
+};
 
 /// Default options, with the compile cache in the build's scratch space
 /// rather than the user's.

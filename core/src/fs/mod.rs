@@ -20,7 +20,10 @@ mod write;
 pub use read::{Existing, ReadError, read_existing};
 pub use resolve::{Resolved, TargetKind, resolve};
 pub use sys::Dir;
-pub use write::{Durability, create_parents, remove_dirs, write_atomic};
+pub use write::{
+    Durability, TargetChanged, Unchanged, create_parents, is_target_changed, remove_dirs,
+    write_atomic,
+};
 
 #[cfg(test)]
 mod tests {
@@ -91,6 +94,7 @@ mod tests {
             &handle,
             "f.txt",
             b"new",
+            None,
             Some(SystemTime::now()),
             Durability::Full,
         )
@@ -110,7 +114,15 @@ mod tests {
             fs::write(path, "left over").unwrap();
         }
         let started = SystemTime::now() + temps::STALE_TEMP_AGE + Duration::from_secs(1);
-        write_atomic(&handle, "f.txt", b"x", Some(started), Durability::None).unwrap();
+        write_atomic(
+            &handle,
+            "f.txt",
+            b"x",
+            None,
+            Some(started),
+            Durability::None,
+        )
+        .unwrap();
         assert!(!stale.exists());
         assert!(lookalike.exists() && other.exists());
         // Temp files about as new as the write belong to a live writer.
@@ -120,6 +132,7 @@ mod tests {
             &handle,
             "f.txt",
             b"y",
+            None,
             Some(SystemTime::now()),
             Durability::File,
         )
@@ -127,7 +140,7 @@ mod tests {
         assert!(fresh.exists());
         // Without a sweep, even a stale one stays.
         fs::write(&stale, "left over").unwrap();
-        write_atomic(&handle, "f.txt", b"z", None, Durability::None).unwrap();
+        write_atomic(&handle, "f.txt", b"z", None, None, Durability::None).unwrap();
         assert!(stale.exists());
     }
 }

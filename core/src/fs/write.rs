@@ -9,6 +9,40 @@ use super::resolve::Resolved;
 use super::sys::{Dir, Kind};
 use super::temps;
 
+/// What the target must still be just before the rename, for a write that
+/// must not replace a file changed since it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unchanged {
+    /// Nothing there.
+    Missing,
+    /// A regular file of this size and modification time.
+    File {
+        /// Its size in bytes.
+        len: u64,
+        /// Its modification time.
+        modified: Option<SystemTime>,
+    },
+}
+
+/// The target no longer matched [`Unchanged`] just before the rename.
+/// Carried inside an `io::Error` of kind `Other`.
+#[derive(Debug)]
+pub struct TargetChanged;
+
+impl std::fmt::Display for TargetChanged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the target changed before the rename")
+    }
+}
+
+impl std::error::Error for TargetChanged {}
+
+/// Whether `err` is a [`TargetChanged`].
+pub fn is_target_changed(err: &io::Error) -> bool {
+    err.get_ref()
+        .is_some_and(|inner| inner.is::<TargetChanged>())
+}
+
 pub use write_tool_wire::settings::Durability;
 
 /// How many times a write starts over with a new temp file when its rename
@@ -57,6 +91,11 @@ pub fn remove_dirs(root: &Dir, created: &[String]) {
 /// sync the directory. On failure the temp file is removed through `dir`,
 /// and the target is untouched.
 ///
+/// With `unchanged`, the target is looked at through `dir` once more just
+/// before the rename and the write refused ([`TargetChanged`]) if it no
+/// longer matches: what is left between that look and the rename is one
+/// host call, not the writing and syncing of the content.
+///
 /// With `sweep_from` (the write's start), the tool's temp files that a
 /// killed writer left in `dir` are removed first.
 /// A writer that loses its own temp file to such a sweep all the same (a
@@ -66,6 +105,7 @@ pub fn write_atomic(
     dir: &Dir,
     name: &str,
     content: &[u8],
+    unchanged: Option<Unchanged>,
     sweep_from: Option<SystemTime>,
     sync: Durability,
 ) -> io::Result<()> {
@@ -81,6 +121,9 @@ pub fn write_atomic(
                 file.sync()?;
             }
             drop(file);
+            if let Some(expected) = unchanged {
+                check_unchanged(dir, name, expected)?;
+            }
             dir.rename_at(&temp, name)
         })();
         match filled {
@@ -100,6 +143,25 @@ pub fn write_atomic(
         let _ = dir.sync();
     }
     Ok(())
+}
+
+fn check_unchanged(dir: &Dir, name: &str, expected: Unchanged) -> io::Result<()> {
+    let now = match dir.stat_at(name) {
+        Ok(stat) if stat.kind == Kind::File => Unchanged::File {
+            len: stat.len,
+            modified: stat.modified,
+        },
+        // Anything else where a file was, or where nothing was, is a
+        // change; `NotFound` would read as a swept temp file and retry.
+        Ok(_) => return Err(io::Error::other(TargetChanged)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Unchanged::Missing,
+        Err(e) => return Err(e),
+    };
+    if now == expected {
+        Ok(())
+    } else {
+        Err(io::Error::other(TargetChanged))
+    }
 }
 
 fn create_temp(dir: &Dir) -> io::Result<(String, super::sys::File)> {

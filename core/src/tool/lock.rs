@@ -10,12 +10,16 @@ use crate::error::ToolError;
 use crate::fs::Existing;
 use crate::params::Request;
 
+/// Whether the request names any lock parameter.
+pub(super) fn requested(request: &Request) -> bool {
+    request.expected_mtime_ms.is_some()
+        || request.expected_size_bytes.is_some()
+        || request.expected_sha256.is_some()
+}
+
 /// Compare the request's lock parameters with the file on disk.
 pub(super) fn check(request: &Request, existing: Option<&Existing>) -> Result<(), ToolError> {
-    let any = request.expected_mtime_ms.is_some()
-        || request.expected_size_bytes.is_some()
-        || request.expected_sha256.is_some();
-    if !any {
+    if !requested(request) {
         return Ok(());
     }
     let Some(existing) = existing else {

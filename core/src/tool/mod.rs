@@ -170,7 +170,15 @@ fn execute(
     if unchanged {
         return Ok(done);
     }
-    write_target(root, &resolved, new, started, config).map_err(|err| {
+    // A locked write looks at the target once more just before its rename.
+    let unchanged = lock::requested(request).then_some(match &existing {
+        None => fs::Unchanged::Missing,
+        Some(existing) => fs::Unchanged::File {
+            len: existing.bytes.len() as u64,
+            modified: existing.modified,
+        },
+    });
+    write_target(root, &resolved, new, unchanged, started, config).map_err(|err| {
         // The capability layer's refusal and the operating system's own
         // (an immutable file, a directory that takes no new entries) reach
         // the component alike. Walk the path again: if it still resolves
@@ -218,6 +226,7 @@ fn write_target(
     root: &Dir,
     resolved: &Resolved,
     content: &[u8],
+    unchanged: Option<fs::Unchanged>,
     started: SystemTime,
     config: &Config,
 ) -> Result<(), ToolError> {
@@ -235,10 +244,20 @@ fn write_target(
             opened = root.open_dir_at(&parent)?;
             &opened
         };
-        fs::write_atomic(dir, resolved.file_name(), content, swept, config.durability)
+        fs::write_atomic(
+            dir,
+            resolved.file_name(),
+            content,
+            unchanged,
+            swept,
+            config.durability,
+        )
     })();
     if let Err(e) = written {
         fs::remove_dirs(root, &created);
+        if fs::is_target_changed(&e) {
+            return Err(ToolError::conflict());
+        }
         return Err(ToolError::from_io(&e, "writing to file"));
     }
     Ok(())

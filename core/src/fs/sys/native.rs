@@ -96,10 +96,17 @@ impl Dir {
     }
 
     /// Open the file `rel` for reading.
+    ///
+    /// Opened for reading and writing where allowed, as in the component
+    /// (`sys/wasi.rs`): a FIFO swapped in is then never waited on.
     pub fn open_read_at(&self, rel: &str) -> io::Result<File> {
-        Ok(File {
-            file: fs::File::open(self.join(rel))?,
-        })
+        let path = self.join(rel);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .or_else(|_| fs::File::open(&path))?;
+        Ok(File { file })
     }
 
     /// Create the file `name`, which must not exist, for writing.

@@ -106,15 +106,21 @@ impl Dir {
     }
 
     /// Open the file `rel` for reading, not following a final link.
+    ///
+    /// Opened for reading and writing where that is allowed: a FIFO put in
+    /// place of the file after the caller looked at it would make a
+    /// read-only open wait for a writer, perhaps forever, out of reach of
+    /// any time bound on the guest; opened for both it never waits (Linux,
+    /// macOS). Nothing is written through the handle. Where writing is not
+    /// allowed (a read-only file or root) the read-only open is the
+    /// fallback, and only there does that window remain.
     pub fn open_read_at(&self, rel: &str) -> io::Result<File> {
-        let descriptor = self
-            .descriptor
-            .open_at(
-                PathFlags::empty(),
-                rel,
-                OpenFlags::empty(),
-                DescriptorFlags::READ,
-            )
+        let open = |flags| {
+            self.descriptor
+                .open_at(PathFlags::empty(), rel, OpenFlags::empty(), flags)
+        };
+        let descriptor = open(DescriptorFlags::READ | DescriptorFlags::WRITE)
+            .or_else(|_| open(DescriptorFlags::READ))
             .map_err(error)?;
         Ok(File { descriptor })
     }
