@@ -12,7 +12,10 @@ pub fn definition() -> Value {
         "name": TOOL_NAME,
         "description": "Writes a file to the local filesystem. Overwrites existing file if present. \
             Automatically creates parent directories. Provide the COMPLETE file content. \
-            Returns a unified diff preview of the change; use dry_run to preview without writing.",
+            Returns a unified diff preview of the change; use dry_run to preview without writing. \
+            An existing file keeps its encoding and line endings. The result's data.lock holds \
+            expected_mtime_ms and expected_size_bytes: pass them to the next write of the file \
+            to be sure nobody changed it meanwhile.",
         "parameters": {
             "type": "object",
             "properties": {
@@ -42,6 +45,21 @@ pub fn definition() -> Value {
                     "type": "string",
                     "pattern": "^[0-9a-fA-F]{64}$",
                     "description": "Optimistic lock: SHA-256 of the file's content, as last read (hex). A mismatch, or a file that does not exist, gives CONFLICT."
+                },
+                "create_only": {
+                    "type": "boolean",
+                    "description": "If true, only create a new file: an existing file is never replaced (CONFLICT). Use it when you mean to create.",
+                    "default": false
+                },
+                "keep_format": {
+                    "type": "boolean",
+                    "description": "If true, an existing file keeps its encoding (UTF-8, UTF-16, legacy such as windows-1252), byte-order mark and line endings (CRLF or LF); write the text normally. Set false only to convert a file: the content is then written exactly as given, in UTF-8.",
+                    "default": true
+                },
+                "report_sha256": {
+                    "type": "boolean",
+                    "description": "If true, the result's data.lock also carries expected_sha256 of the file.",
+                    "default": false
                 }
             },
             "required": ["path", "content"]

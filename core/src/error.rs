@@ -173,6 +173,40 @@ impl ToolError {
         )
     }
 
+    /// `create_only`, and the file exists.
+    #[cold]
+    pub fn exists(path: &str, len: u64) -> Self {
+        let unit = if len == 1 { "byte" } else { "bytes" };
+        Self::new(
+            ErrorCode::Conflict,
+            format!(
+                "File '{path}' already exists ({len} {unit}); create_only refuses to replace it. \
+                 Read it first, then write without create_only to replace it, or choose another path."
+            ),
+        )
+    }
+
+    /// The content holds a character the file's encoding cannot store.
+    #[cold]
+    pub fn unencodable(err: &crate::tool::Unencodable) -> Self {
+        Self::invalid_param(format!(
+            "The file is {} and '{}' (U+{:04X}, line {}) cannot be written in it; nothing was \
+             written. Use characters the encoding has, or pass keep_format: false to write the \
+             file as UTF-8.",
+            err.encoding, err.character, err.character as u32, err.line
+        ))
+    }
+
+    /// An omission placeholder in content that removes lines, refused.
+    #[cold]
+    pub fn placeholder(line: u64, text: &str) -> Self {
+        Self::invalid_param(format!(
+            "Line {line} of the content looks like an omission placeholder ({:?}) while the \
+             write removes lines; nothing was written. Write the complete file content.",
+            crate::tool::cut(text.trim(), 80)
+        ))
+    }
+
     /// A host or runtime failure that has no better code.
     #[cold]
     pub fn execution(message: impl Into<String>) -> Self {

@@ -10,8 +10,10 @@
 //! 3. [`fs::resolve`] walks the path under the root, following links that
 //!    stay inside and refusing those that leave; [`protect`] then refuses
 //!    protected places such as `.git`.
-//! 4. [`diff`] compares old and new content into a bounded unified-diff
-//!    preview with whole-diff counts.
+//! 4. The old file is decoded in its own encoding and the content given
+//!    its line endings (`tool/format.rs`); [`diff`] compares the two texts
+//!    into a bounded unified-diff preview with whole-diff counts, and
+//!    [`placeholder`] looks at the lines it adds.
 //! 5. [`fs::write_atomic`] creates missing parents and replaces the file
 //!    through a synced temp file and a rename.
 //!
@@ -30,6 +32,7 @@ pub mod error;
 pub mod fs;
 pub mod params;
 pub mod path;
+pub mod placeholder;
 pub mod protect;
 pub mod roots;
 pub mod tool;

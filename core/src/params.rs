@@ -40,6 +40,13 @@ pub struct Request {
     pub expected_size_bytes: Option<u64>,
     /// Optimistic lock: the file's SHA-256, lowercase or uppercase hex.
     pub expected_sha256: Option<String>,
+    /// Keep the old file's encoding, byte-order mark and line endings
+    /// (`docs/contract.md#format`); `false` writes the content as given.
+    pub keep_format: bool,
+    /// Refuse to replace a file that exists.
+    pub create_only: bool,
+    /// Report the SHA-256 of the file in the envelope's lock values.
+    pub report_sha256: bool,
 }
 
 impl Request {
@@ -53,6 +60,9 @@ impl Request {
             expected_mtime_ms: None,
             expected_size_bytes: None,
             expected_sha256: None,
+            keep_format: true,
+            create_only: false,
+            report_sha256: false,
         }
     }
 
@@ -167,11 +177,10 @@ fn fields(
         (None, Some(_)) => return Err(wrong_type("content", "a string")),
         (None, None) => return Err(missing("content")),
     };
-    let dry_run = match args.get("dry_run") {
-        None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(wrong_type("dry_run", "a boolean")),
-    };
+    let dry_run = flag(args, "dry_run", false)?;
+    let keep_format = flag(args, "keep_format", true)?;
+    let create_only = flag(args, "create_only", false)?;
+    let report_sha256 = flag(args, "report_sha256", false)?;
     let expected_mtime_ms = match args.get("expected_mtime_ms") {
         None => None,
         Some(v) => Some(
@@ -203,7 +212,19 @@ fn fields(
         expected_mtime_ms,
         expected_size_bytes,
         expected_sha256,
+        keep_format,
+        create_only,
+        report_sha256,
     })
+}
+
+/// The boolean parameter `name`, `default` when absent.
+fn flag(args: &Map<String, Value>, name: &str, default: bool) -> Result<bool, ToolError> {
+    match args.get(name) {
+        None => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(wrong_type(name, "a boolean")),
+    }
 }
 
 fn empty() -> Value {

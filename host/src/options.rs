@@ -44,6 +44,10 @@ pub struct Options {
     /// Preopen the root read-only: every write is refused with
     /// `PERMISSION_DENIED` and nothing changes (default false).
     pub read_only: bool,
+    /// Refuse an update whose content adds an omission placeholder (`//
+    /// ... rest of the code unchanged ...`) while it removes lines, with
+    /// `INVALID_PARAM`, instead of warning (default false).
+    pub refuse_placeholders: bool,
     /// Which syncs a write makes (default [`Durability::Full`]: file and
     /// directory).
     pub durability: Durability,
@@ -69,6 +73,7 @@ impl Default for Options {
             default_protect: true,
             protect: Vec::new(),
             read_only: false,
+            refuse_placeholders: false,
             durability: Durability::Full,
             cache: CompileCache::from_env(),
             max_concurrent_calls: 100,

@@ -264,6 +264,7 @@ fn settings_of(options: &Options) -> Settings {
         read_only: options.read_only,
         durability: options.durability,
         sweep_temps: true,
+        refuse_placeholders: options.refuse_placeholders,
     }
 }
 

@@ -87,6 +87,8 @@ impl Envelope {
         words.extend(self.context.path_resolved.as_deref());
         if let Some(data) = &self.data {
             words.extend([data.diff_preview.as_str(), data.operation.as_str()]);
+            words.push(data.encoding.as_str());
+            words.extend(data.warnings.iter().map(|w| w.text.as_str()));
         }
         words
     }
@@ -112,6 +114,27 @@ pub struct Data {
     pub operation: String,
     pub diff_preview: String,
     pub diff_truncated: bool,
+    pub encoding: String,
+    pub bom: bool,
+    pub line_endings: Option<String>,
+    pub lock: Option<Lock>,
+    pub warnings: Vec<Warning>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lock {
+    pub expected_mtime_ms: Option<i64>,
+    pub expected_size_bytes: u64,
+    pub expected_sha256: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Warning {
+    pub kind: String,
+    pub line: u64,
+    pub text: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -144,19 +144,21 @@ fn counts_cover_every_hunk() {
 }
 
 #[test]
-fn a_non_utf8_old_file_is_diffed_lossily_and_the_text_says_so() {
+fn an_old_file_that_is_not_text_is_diffed_lossily_and_the_text_says_so() {
+    // A NUL byte: not text in any encoding (a legacy-encoded text file is
+    // kept in its encoding instead: tests/all/format.rs).
     let p = Project::new();
-    p.write("latin1.txt", b"caf\xe9\nsame\n");
-    let env = p.put("latin1.txt", "café\nsame\n");
+    p.write("blob.txt", b"caf\xe9\x00\nsame\n");
+    let env = p.put("blob.txt", "café\nsame\n");
     env.assert_status("success");
     assert!(
-        env.preview().contains("-caf\u{fffd}\n"),
+        env.preview().contains("-caf\u{fffd}\u{0}\n"),
         "{}",
         env.preview()
     );
     assert!(env.text.contains("not valid UTF-8"), "{}", env.text);
-    assert_eq!(env.stats.original_size, Some(10));
-    assert_eq!(p.read_string("latin1.txt"), "café\nsame\n");
+    assert_eq!(env.stats.original_size, Some(11));
+    assert_eq!(p.read_string("blob.txt"), "café\nsame\n");
 }
 
 /// Files long enough to be checked in blocks (the component checks UTF-8

@@ -17,6 +17,8 @@ mod dry_run;
 mod errors;
 /// The sandbox: the escape matrix, links, special files.
 mod escape;
+/// Files keep their format; lock values, `create_only`, placeholders.
+mod format;
 /// Host limits: content size, memory cap, time bound.
 mod limits;
 /// Another thread swaps parts of the path for outward links mid-write.

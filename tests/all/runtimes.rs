@@ -129,6 +129,8 @@ fn to_json(val: &Val) -> Value {
     match val {
         Val::Bool(b) => json!(b),
         Val::U64(n) => json!(n),
+        Val::S64(n) => json!(n),
+        Val::List(items) => Value::Array(items.iter().map(to_json).collect()),
         Val::String(s) => json!(s),
         Val::Enum(case) => json!(case),
         Val::Option(None) => Value::Null,

@@ -73,7 +73,10 @@ fn definition_is_the_contract_schema_with_the_lock_parameters() {
             "dry_run",
             "expected_mtime_ms",
             "expected_size_bytes",
-            "expected_sha256"
+            "expected_sha256",
+            "create_only",
+            "keep_format",
+            "report_sha256"
         ]
     );
     assert_eq!(props["dry_run"]["default"], false);

@@ -95,6 +95,57 @@ pub struct Data {
     pub diff_preview: String,
     /// Whether the preview was cut.
     pub diff_truncated: bool,
+    /// The encoding the file is written in (a dry run: would be), WHATWG's
+    /// name in lowercase: `utf-8`, `utf-16le`, `windows-1252`, …
+    pub encoding: String,
+    /// Whether the file starts with a byte-order mark.
+    pub bom: bool,
+    /// The old file's uniform line ending (`lf` or `crlf`), which the
+    /// content's line breaks were given; `None` when the content's were
+    /// kept as given (a new file, mixed endings, `keep_format: false`).
+    pub line_endings: Option<String>,
+    /// What the next write of this file passes as its optimistic lock:
+    /// the file as written (a dry run or identical content: as it is);
+    /// `None` when there is no file.
+    pub lock: Option<LockValues>,
+    /// Things the caller should look at; empty when there are none.
+    pub warnings: Vec<Warning>,
+}
+
+/// The lock values of a file, named as the lock parameters are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockValues {
+    /// Modification time in whole milliseconds since the epoch; absent
+    /// where the platform keeps none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_mtime_ms: Option<i64>,
+    /// Size in bytes.
+    pub expected_size_bytes: u64,
+    /// SHA-256 of the content, lowercase hex; only when the call asked for
+    /// it (`report_sha256`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_sha256: Option<String>,
+}
+
+/// A warning about the content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// What kind of warning (`omission_placeholder`).
+    pub kind: WarningKind,
+    /// The line of the new content it is about, from 1.
+    pub line: u64,
+    /// That line (cut to 200 bytes).
+    pub text: String,
+}
+
+/// Kinds of [`Warning`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// A line such as `// ... rest of the code unchanged ...` in content
+    /// that removes lines: the model may have meant to keep what it
+    /// omitted.
+    OmissionPlaceholder,
 }
 
 /// The `stats` field.
@@ -245,6 +296,19 @@ mod tests {
                 operation: Operation::Update,
                 diff_preview: "--- a/x\n+++ b/x\n".into(),
                 diff_truncated: false,
+                encoding: "utf-16le".into(),
+                bom: true,
+                line_endings: Some("crlf".into()),
+                lock: Some(LockValues {
+                    expected_mtime_ms: Some(1_700_000_000_000),
+                    expected_size_bytes: 2,
+                    expected_sha256: None,
+                }),
+                warnings: vec![Warning {
+                    kind: WarningKind::OmissionPlaceholder,
+                    line: 3,
+                    text: "// ... rest unchanged".into(),
+                }],
             }),
             text: "[Dry Run] Would update 'x' (+0/-0 lines).".into(),
             stats: Stats {

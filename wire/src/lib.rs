@@ -35,4 +35,4 @@ pub mod wit;
 mod code;
 
 pub use code::ErrorCode;
-pub use envelope::{Envelope, Operation, Status};
+pub use envelope::{Envelope, LockValues, Operation, Status, Warning, WarningKind};

@@ -31,6 +31,8 @@ pub const READ_ONLY: &str = "WRITE_TOOL_READ_ONLY";
 pub const SYNC: &str = "WRITE_TOOL_SYNC";
 /// Sweep the tool's leftover temp files before a write.
 pub const SWEEP_TEMPS: &str = "WRITE_TOOL_SWEEP_TEMPS";
+/// Refuse content with omission placeholders instead of warning.
+pub const REFUSE_PLACEHOLDERS: &str = "WRITE_TOOL_REFUSE_PLACEHOLDERS";
 
 /// How hard a write works to survive a power cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,6 +79,9 @@ pub struct Settings {
     pub durability: Durability,
     /// Sweep the tool's leftover temp files before a write.
     pub sweep_temps: bool,
+    /// Refuse (`INVALID_PARAM`) an update whose content adds an omission
+    /// placeholder while it removes lines, instead of warning.
+    pub refuse_placeholders: bool,
 }
 
 impl Default for Settings {
@@ -90,6 +95,7 @@ impl Default for Settings {
             read_only: false,
             durability: Durability::Full,
             sweep_temps: true,
+            refuse_placeholders: false,
         }
     }
 }
@@ -142,6 +148,7 @@ impl Settings {
                     }
                 }
                 SWEEP_TEMPS => settings.sweep_temps = boolean(name, value)?,
+                REFUSE_PLACEHOLDERS => settings.refuse_placeholders = boolean(name, value)?,
                 _ => {
                     return Err(SettingsError(format!(
                         "{} is not a setting of the tool",
@@ -182,6 +189,9 @@ impl Settings {
         }
         if self.sweep_temps != default.sweep_temps {
             vars.push((SWEEP_TEMPS, flag(self.sweep_temps)));
+        }
+        if self.refuse_placeholders != default.refuse_placeholders {
+            vars.push((REFUSE_PLACEHOLDERS, flag(self.refuse_placeholders)));
         }
         vars
     }
@@ -240,9 +250,10 @@ mod tests {
             read_only: true,
             durability: Durability::None,
             sweep_temps: false,
+            refuse_placeholders: true,
         };
         let vars = settings.to_env();
-        assert_eq!(vars.len(), 8);
+        assert_eq!(vars.len(), 9);
         assert_eq!(Settings::from_env(vars), Ok(settings));
     }
 

@@ -12,7 +12,7 @@
 macro_rules! envelope_into_wit {
     ($wit:path) => {
         const _: () = {
-            use $crate::{ErrorCode, Operation, Status};
+            use $crate::{ErrorCode, Operation, Status, WarningKind};
             use $wit as wit;
 
             impl ::core::convert::From<$crate::Envelope> for wit::Envelope {
@@ -32,6 +32,27 @@ macro_rules! envelope_into_wit {
                             },
                             diff_preview: data.diff_preview,
                             diff_truncated: data.diff_truncated,
+                            encoding: data.encoding,
+                            bom: data.bom,
+                            line_endings: data.line_endings,
+                            lock: data.lock.map(|lock| wit::LockValues {
+                                expected_mtime_ms: lock.expected_mtime_ms,
+                                expected_size_bytes: lock.expected_size_bytes,
+                                expected_sha256: lock.expected_sha256,
+                            }),
+                            warnings: data
+                                .warnings
+                                .into_iter()
+                                .map(|w| wit::Warning {
+                                    kind: match w.kind {
+                                        WarningKind::OmissionPlaceholder => {
+                                            wit::WarningKind::OmissionPlaceholder
+                                        }
+                                    },
+                                    line: w.line,
+                                    text: w.text,
+                                })
+                                .collect(),
                         }),
                         text: env.text,
                         stats: wit::Stats {

@@ -109,7 +109,15 @@ pub struct DiffSummary {
     pub lines_added: u64,
     /// Lines removed over the whole diff.
     pub lines_removed: u64,
+    /// Lines the diff adds that are omission placeholders
+    /// ([`crate::placeholder`]), when it also removes lines: their number
+    /// in the new text (from 1) and the line, at most
+    /// [`MAX_PLACEHOLDERS`].
+    pub placeholders: Vec<(u64, String)>,
 }
+
+/// The most placeholder lines one diff reports.
+pub const MAX_PLACEHOLDERS: usize = 5;
 
 /// Diff `old` against `new` for the file at root-relative `path`.
 pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummary {
@@ -136,6 +144,25 @@ pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummar
         return DiffSummary::default();
     }
 
+    // A placeholder stands for lines kept; it matters only when lines go.
+    let mut placeholders = Vec::new();
+    if lines_removed > 0 {
+        'ops: for op in &ops {
+            for index in op.new_range() {
+                if op.tag() == DiffTag::Equal {
+                    break;
+                }
+                let line = new_lines[index];
+                if crate::placeholder::is_placeholder(line) {
+                    if placeholders.len() == MAX_PLACEHOLDERS {
+                        break 'ops;
+                    }
+                    placeholders.push((index as u64 + 1, line.trim_end().to_owned()));
+                }
+            }
+        }
+    }
+
     let (preview, truncated) = render::unified(ops, &old_lines, &new_lines, path, limits);
     DiffSummary {
         preview,
@@ -143,6 +170,7 @@ pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummar
         withheld: limits.withhold_old_lines && lines_removed > 0,
         lines_added,
         lines_removed,
+        placeholders,
     }
 }
 
@@ -222,6 +250,7 @@ mod tests {
             withheld: false,
             lines_added: added,
             lines_removed: removed,
+            placeholders: Vec::new(),
         }
     }
 

@@ -6,7 +6,7 @@ use std::io;
 use std::time::SystemTime;
 
 use super::resolve::Resolved;
-use super::sys::{Dir, Kind};
+use super::sys::{Dir, Kind, Stat};
 use super::temps;
 
 /// What the target must still be just before the rename, for a write that
@@ -108,26 +108,30 @@ pub fn write_atomic(
     unchanged: Option<Unchanged>,
     sweep_from: Option<SystemTime>,
     sync: Durability,
-) -> io::Result<()> {
+) -> io::Result<Stat> {
     if let Some(started) = sweep_from {
         temps::remove_stale(dir, started);
     }
     let mut attempt = 0;
-    loop {
+    let written = loop {
         let (temp, file) = create_temp(dir)?;
         let filled = (|| {
             file.write_all(content)?;
             if sync != Durability::None {
                 file.sync()?;
             }
+            // The file as it will be after the rename, which keeps its
+            // size and modification time: the lock values of the next
+            // write.
+            let stat = file.stat()?;
             drop(file);
             if let Some(expected) = unchanged {
                 check_unchanged(dir, name, expected)?;
             }
-            dir.rename_at(&temp, name)
+            dir.rename_at(&temp, name).map(|()| stat)
         })();
         match filled {
-            Ok(()) => break,
+            Ok(stat) => break stat,
             Err(e) => {
                 let _ = dir.unlink_at(&temp);
                 attempt += 1;
@@ -136,13 +140,13 @@ pub fn write_atomic(
                 }
             }
         }
-    }
+    };
     if sync == Durability::Full {
         // The file is synced already; a platform that cannot sync a
         // directory (some WASI hosts) loses only the rename's durability.
         let _ = dir.sync();
     }
-    Ok(())
+    Ok(written)
 }
 
 fn check_unchanged(dir: &Dir, name: &str, expected: Unchanged) -> io::Result<()> {

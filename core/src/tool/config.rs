@@ -31,6 +31,9 @@ pub struct Config {
     /// entries, so a host that makes many writes may sweep only the first
     /// write to each directory (the wasmtime host does).
     pub sweep_temps: bool,
+    /// Refuse an update that adds an omission placeholder while removing
+    /// lines (`INVALID_PARAM`), instead of warning.
+    pub refuse_placeholders: bool,
 }
 
 impl Default for Config {
@@ -43,6 +46,7 @@ impl Default for Config {
             read_only: false,
             durability: Durability::Full,
             sweep_temps: true,
+            refuse_placeholders: false,
         }
     }
 }
@@ -58,6 +62,7 @@ impl Config {
             read_only: settings.read_only,
             durability: settings.durability,
             sweep_temps: settings.sweep_temps,
+            refuse_placeholders: settings.refuse_placeholders,
             ..Config::default()
         }
         .with_diff_timeout_ms(settings.diff_timeout_ms))

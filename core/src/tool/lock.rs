@@ -2,7 +2,7 @@
 //! what it expects of the file on disk is refused with `CONFLICT` when the
 //! file differs, or does not exist.
 
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
 
@@ -31,7 +31,7 @@ pub(super) fn check(request: &Request, existing: Option<&Existing>) -> Result<()
         return Err(ToolError::conflict());
     }
     if let Some(mtime) = request.expected_mtime_ms
-        && Some(mtime) != mtime_ms(existing)
+        && Some(mtime) != existing.modified.and_then(mtime_ms)
     {
         return Err(ToolError::conflict());
     }
@@ -43,9 +43,9 @@ pub(super) fn check(request: &Request, existing: Option<&Existing>) -> Result<()
     Ok(())
 }
 
-/// The file's mtime in whole milliseconds since the epoch.
-fn mtime_ms(existing: &Existing) -> Option<i64> {
-    let modified = existing.modified?;
+/// A modification time in whole milliseconds since the epoch, as the lock
+/// parameters take it.
+pub(super) fn mtime_ms(modified: SystemTime) -> Option<i64> {
     let ms = match modified.duration_since(UNIX_EPOCH) {
         Ok(after) => i64::try_from(after.as_millis()).ok()?,
         Err(before) => -i64::try_from(before.duration().as_millis()).ok()?,

@@ -1,6 +1,7 @@
 //! One call from request to envelope: validate, resolve, read, diff, write.
 
 mod config;
+mod format;
 mod lock;
 mod text;
 
@@ -9,12 +10,16 @@ use std::time::{Instant, SystemTime};
 
 use serde_json::Value;
 use write_tool_wire::envelope::{
-    CWD, Context, Data, Envelope, Operation, Stats, Status, WriteStats,
+    CWD, Context, Data, Envelope, LockValues, Operation, Stats, Status, Warning, WarningKind,
+    WriteStats,
 };
 use write_tool_wire::messages;
 use write_tool_wire::request::ToolName;
 
 pub use config::Config;
+pub use format::Unencodable;
+use format::{LineEnding, TextEncoding};
+pub(crate) use text::cut;
 
 use crate::diff::{self, DiffLimits, DiffSummary};
 use crate::error::ToolError;
@@ -67,10 +72,26 @@ struct Done {
     unchanged: bool,
     diff: DiffSummary,
     original_size: u64,
+    /// The size of the file after the call (a dry run: as it is).
+    new_size: u64,
+    /// Lines of a created file.
+    new_lines: u64,
     bytes_written: u64,
     created_dir: Option<String>,
-    old_not_utf8: bool,
+    /// The old file is not text in any encoding the tool knows.
+    old_not_text: bool,
     split_links: bool,
+    /// The encoding the file is written in.
+    encoding: TextEncoding,
+    /// The old file's uniform line ending, given to the content.
+    line_endings: Option<LineEnding>,
+    /// The content's line endings were changed to the file's.
+    endings_converted: bool,
+    /// `keep_format: false` wrote the content as given over a file of
+    /// another encoding: the one it had.
+    converted_from: Option<TextEncoding>,
+    /// The lock values of the file after the call, if there is one.
+    lock: Option<LockValues>,
 }
 
 fn execute(
@@ -93,6 +114,9 @@ fn execute(
     match resolved.kind {
         TargetKind::Missing if dir_only => return Err(ToolError::slash_but_nothing_there()),
         TargetKind::File if dir_only => return Err(ToolError::slash_but_a_file()),
+        TargetKind::File if request.create_only => {
+            return Err(ToolError::exists(&display, resolved.len.unwrap_or(0)));
+        }
         _ => {}
     }
 
@@ -123,7 +147,6 @@ fn execute(
         return Err(ToolError::read_only_root());
     }
 
-    let new = request.content.as_bytes();
     let operation = if existing.is_some() {
         Operation::Update
     } else {
@@ -131,14 +154,36 @@ fn execute(
     };
     let original_size = existing.as_ref().map_or(0, |e| e.bytes.len() as u64);
     let old_bytes = existing.as_ref().map_or(&[][..], |e| &e.bytes[..]);
-    let unchanged = existing.is_some() && diff::same_bytes(old_bytes, new);
-    // simdutf8: WebAssembly SIMD in the component (BENCHMARKS.md, item 13).
-    // Invalid text falls back to std's lossy decoding.
-    let old_text = match simdutf8::basic::from_utf8(old_bytes) {
-        Ok(text) => Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(old_bytes),
+
+    // The old file's format, kept unless the caller asked for the content
+    // as given (`docs/contract.md#format`).
+    let old = format::decode(old_bytes);
+    let keep = request.keep_format && existing.is_some() && old.encoding.is_some();
+    let encoding = match old.encoding {
+        Some(encoding) if keep => encoding,
+        _ => TextEncoding::PLAIN,
     };
-    let old_not_utf8 = matches!(old_text, Cow::Owned(_));
+    let converted_from = old
+        .encoding
+        .filter(|&old| existing.is_some() && !request.keep_format && old != TextEncoding::PLAIN);
+    let line_endings = if keep {
+        format::line_endings(&old.text)
+    } else {
+        None
+    };
+    let body = if keep {
+        format::strip_bom(&request.content, encoding)
+    } else {
+        &request.content
+    };
+    let new_text = match line_endings {
+        Some(ending) => format::convert_endings(body, ending),
+        None => Cow::Borrowed(body),
+    };
+    let endings_converted = matches!(new_text, Cow::Owned(_));
+    let new = format::encode(&new_text, encoding).map_err(|e| ToolError::unencodable(&e))?;
+
+    let unchanged = existing.is_some() && diff::same_bytes(old_bytes, &new);
     let split_links = existing.as_ref().is_some_and(|e| e.link_count > 1);
     let diff = if unchanged {
         DiffSummary::default()
@@ -149,20 +194,42 @@ fn execute(
             withhold_old_lines: split_links,
             ..config.diff
         };
-        diff::diff(&old_text, &request.content, &display, &limits)
+        diff::diff(&old.text, &new_text, &display, &limits)
     };
+    if config.refuse_placeholders
+        && let Some((line, text)) = diff.placeholders.first()
+    {
+        return Err(ToolError::placeholder(*line, text));
+    }
 
+    let old_lock = existing.as_ref().map(|e| LockValues {
+        expected_mtime_ms: e.modified.and_then(lock::mtime_ms),
+        expected_size_bytes: original_size,
+        expected_sha256: request.report_sha256.then(|| lock::sha256_hex(&e.bytes)),
+    });
     let mut done = Done {
         operation,
         applied: false,
         unchanged,
         diff,
         original_size,
+        new_size: original_size,
+        new_lines: if existing.is_none() {
+            diff::count_lines(&new_text)
+        } else {
+            0
+        },
         bytes_written: 0,
         created_dir: None,
-        old_not_utf8,
+        old_not_text: existing.is_some() && old.encoding.is_none(),
         split_links,
+        encoding,
+        line_endings,
+        endings_converted,
+        converted_from,
+        lock: old_lock,
     };
+    drop(old);
     if request.dry_run {
         return Ok(done);
     }
@@ -170,29 +237,37 @@ fn execute(
     if unchanged {
         return Ok(done);
     }
-    // A locked write looks at the target once more just before its rename.
-    let unchanged = lock::requested(request).then_some(match &existing {
+    // A locked or create-only write looks at the target once more just
+    // before its rename.
+    let unchanged = (lock::requested(request) || request.create_only).then_some(match &existing {
         None => fs::Unchanged::Missing,
         Some(existing) => fs::Unchanged::File {
             len: existing.bytes.len() as u64,
             modified: existing.modified,
         },
     });
-    write_target(root, &resolved, new, unchanged, started, config).map_err(|err| {
-        // The capability layer's refusal and the operating system's own
-        // (an immutable file, a directory that takes no new entries) reach
-        // the component alike. Walk the path again: if it still resolves
-        // to the same place inside, nothing led outside, and the refusal
-        // was the system's.
-        if err == ToolError::outside_root()
-            && fs::resolve(root, rel).is_ok_and(|again| again.names == resolved.names)
-        {
-            ToolError::os_refused()
-        } else {
-            err
-        }
-    })?;
+    let written =
+        write_target(root, &resolved, &new, unchanged, started, config).map_err(|err| {
+            // The capability layer's refusal and the operating system's own
+            // (an immutable file, a directory that takes no new entries) reach
+            // the component alike. Walk the path again: if it still resolves
+            // to the same place inside, nothing led outside, and the refusal
+            // was the system's.
+            if err == ToolError::outside_root()
+                && fs::resolve(root, rel).is_ok_and(|again| again.names == resolved.names)
+            {
+                ToolError::os_refused()
+            } else {
+                err
+            }
+        })?;
     done.bytes_written = new.len() as u64;
+    done.new_size = new.len() as u64;
+    done.lock = Some(LockValues {
+        expected_mtime_ms: written.modified.and_then(lock::mtime_ms),
+        expected_size_bytes: new.len() as u64,
+        expected_sha256: request.report_sha256.then(|| lock::sha256_hex(&new)),
+    });
     if resolved.creates_dirs() {
         done.created_dir = resolved.parent_display().map(|p| prefixed(prefix, p));
     }
@@ -229,7 +304,7 @@ fn write_target(
     unchanged: Option<fs::Unchanged>,
     started: SystemTime,
     config: &Config,
-) -> Result<(), ToolError> {
+) -> Result<fs::sys::Stat, ToolError> {
     let created = fs::create_parents(root, resolved)
         .map_err(|e| ToolError::from_io(&e, "creating the parent directory"))?;
     let parent = resolved.parent().join("/");
@@ -253,14 +328,14 @@ fn write_target(
             config.durability,
         )
     })();
-    if let Err(e) = written {
+    written.map_err(|e| {
         fs::remove_dirs(root, &created);
         if fs::is_target_changed(&e) {
-            return Err(ToolError::conflict());
+            ToolError::conflict()
+        } else {
+            ToolError::from_io(&e, "writing to file")
         }
-        return Err(ToolError::from_io(&e, "writing to file"));
-    }
-    Ok(())
+    })
 }
 
 impl Done {
@@ -277,11 +352,6 @@ impl Done {
         } else {
             Status::Success
         };
-        let new_size = if self.applied {
-            request.content.len() as u64
-        } else {
-            self.original_size
-        };
         let text = self.text(request);
         Envelope {
             status,
@@ -290,6 +360,20 @@ impl Done {
                 operation: self.operation,
                 diff_preview: self.diff.preview,
                 diff_truncated: incomplete,
+                encoding: self.encoding.name(),
+                bom: self.encoding.bom(),
+                line_endings: self.line_endings.map(|e| e.name().to_owned()),
+                lock: self.lock,
+                warnings: self
+                    .diff
+                    .placeholders
+                    .into_iter()
+                    .map(|(line, text)| Warning {
+                        kind: WarningKind::OmissionPlaceholder,
+                        line,
+                        text: cut(&text, 200).to_owned(),
+                    })
+                    .collect(),
             }),
             text,
             stats: Stats {
@@ -297,7 +381,7 @@ impl Done {
                 write: Some(WriteStats {
                     bytes_written: self.bytes_written,
                     original_size: self.original_size,
-                    new_size,
+                    new_size: self.new_size,
                     lines_added: self.diff.lines_added,
                     lines_removed: self.diff.lines_removed,
                 }),
@@ -505,6 +589,13 @@ mod tests {
             serde_json::json!({"path": "a/b.py", "content": "def f():\n    pass\n"}),
         );
         env.stats.time_ms = 0;
+        let lock = env.data.as_mut().and_then(|d| d.lock.as_mut()).unwrap();
+        let mtime = std::fs::metadata(dir.path().join("a/b.py"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        assert_eq!(lock.expected_mtime_ms, lock::mtime_ms(mtime));
+        lock.expected_mtime_ms = Some(0);
         insta::assert_snapshot!(serde_json::to_string_pretty(&env).unwrap());
     }
 }

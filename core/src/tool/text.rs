@@ -5,7 +5,7 @@ use write_tool_wire::Operation;
 use write_tool_wire::request::ToolName;
 
 use super::Done;
-use crate::diff;
+use super::format::TextEncoding;
 use crate::params::Request;
 
 impl Done {
@@ -13,7 +13,7 @@ impl Done {
     pub(super) fn text(&self, request: &Request) -> String {
         let path = &request.path;
         let (added, removed) = (self.diff.lines_added, self.diff.lines_removed);
-        let bytes = request.content.len();
+        let bytes = self.new_size;
         if request.tool == ToolName::WriteFile && !request.dry_run && !self.unchanged {
             // The `write_file` confirmation, exactly: its callers match on it.
             return format!("Successfully wrote to {path}");
@@ -30,11 +30,11 @@ impl Done {
         } else {
             match self.operation {
                 Operation::Create => {
-                    let lines = diff::count_lines(&request.content);
+                    let lines = self.new_lines;
                     format!(
                         "Created '{path}' ({lines} {}, {bytes} {}).",
                         plural(lines, "line", "lines"),
-                        plural(bytes as u64, "byte", "bytes")
+                        plural(bytes, "byte", "bytes")
                     )
                 }
                 Operation::Update => {
@@ -53,14 +53,63 @@ impl Done {
                 "\n(The file has other hard links, which may lie beyond the project: the preview leaves out its old lines.)",
             );
         }
-        if self.old_not_utf8 {
-            text.push_str("\n(The existing file was not valid UTF-8; the diff shows it with U+FFFD replacement characters.)");
+        if self.old_not_text {
+            text.push_str("\n(The existing file was not valid UTF-8 nor text in another encoding the tool knows; the diff shows it with U+FFFD replacement characters, and the content is written as UTF-8.)");
+        }
+        if let Some(encoding) = self.converted_from {
+            let was = if encoding.bom() && encoding.name() == "utf-8" {
+                "UTF-8 with a byte-order mark".to_owned()
+            } else {
+                encoding.name()
+            };
+            text.push_str(&format!(
+                "\n(keep_format is false: written as given, in UTF-8; the file was {was}.)"
+            ));
+        } else if self.encoding != TextEncoding::PLAIN {
+            text.push_str(&match self.encoding {
+                TextEncoding::Utf8 { .. } => "\nUTF-8 byte-order mark kept.".to_owned(),
+                other => format!(
+                    "\nEncoding kept: {}{}.",
+                    other.name(),
+                    if other.bom() {
+                        ", with its byte-order mark"
+                    } else {
+                        ""
+                    }
+                ),
+            });
+        }
+        if self.endings_converted
+            && let Some(ending) = self.line_endings
+        {
+            text.push_str(&format!(
+                "\nLine endings kept as {}.",
+                ending.name().to_ascii_uppercase()
+            ));
+        }
+        if let Some((line, found)) = self.diff.placeholders.first() {
+            text.push_str(&format!(
+                "\nWarning: line {line} looks like an omission placeholder ({:?}) and the write removes lines: if you meant to keep the code it stands for, write the complete file.",
+                cut(found.trim(), 80)
+            ));
         }
         if self.diff.truncated {
             text.push_str("\n(Diff preview truncated. Use Read to verify full content.)");
         }
         text
     }
+}
+
+/// `text` cut to at most `max` bytes, at a character boundary.
+pub fn cut(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {

@@ -66,6 +66,12 @@ pub(crate) struct Cli {
     #[arg(long, global = true)]
     read_only: bool,
 
+    /// Refuse an update whose content adds an omission placeholder
+    /// ('// ... rest of the code unchanged ...') while it removes lines,
+    /// with INVALID_PARAM; by default the envelope warns.
+    #[arg(long, global = true)]
+    refuse_placeholders: bool,
+
     /// Which syncs a write makes: 'full' (file and directory), 'file', or
     /// 'none' (tmpfs, CI, scratch trees: atomic but not durable).
     #[arg(long, global = true, value_enum, default_value_t = Sync::Full)]
@@ -161,6 +167,7 @@ impl Cli {
             default_protect: !self.no_default_protect,
             protect: self.protect.clone(),
             read_only: self.read_only,
+            refuse_placeholders: self.refuse_placeholders,
             durability: match self.sync {
                 Sync::Full => Durability::Full,
                 Sync::File => Durability::File,
