@@ -269,8 +269,11 @@ fn a_binary_old_file_is_replaced_by_the_content_as_utf8() {
 }
 
 fn mtime_ms(path: &Path) -> i64 {
-    let modified = fs::metadata(path).unwrap().modified().unwrap();
-    i64::try_from(modified.duration_since(UNIX_EPOCH).unwrap().as_millis()).unwrap()
+    let modified = fs::metadata(path)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    let since = modified.duration_since(UNIX_EPOCH).expect("after 1970");
+    i64::try_from(since.as_millis()).expect("in range")
 }
 
 #[test]
