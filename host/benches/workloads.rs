@@ -44,8 +44,8 @@ struct Workload {
     name: &'static str,
     what: &'static str,
     iterations: usize,
-    /// Files to create before timing: (root-relative path, content).
-    setup: Vec<(String, String)>,
+    /// Files to create before timing: (root-relative path, bytes).
+    setup: Vec<(String, Vec<u8>)>,
     /// Request `i` (arguments JSON).
     request: Box<dyn Fn(usize) -> String>,
 }
@@ -80,6 +80,26 @@ fn every(base: &str, step: usize) -> String {
         .collect()
 }
 
+/// `text` with CRLF line endings.
+fn crlf(text: &str) -> Vec<u8> {
+    text.replace('\n', "\r\n").into_bytes()
+}
+
+/// `text` (Latin-1 characters only) in windows-1252.
+fn windows_1252(text: &str) -> Vec<u8> {
+    text.chars()
+        .map(|c| u8::try_from(u32::from(c)).expect("a Latin-1 character"))
+        .collect()
+}
+
+/// `text` in UTF-16 LE, with its byte-order mark.
+fn utf16le(text: &str) -> Vec<u8> {
+    std::iter::once(0xFEFF_u16)
+        .chain(text.encode_utf16())
+        .flat_map(u16::to_le_bytes)
+        .collect()
+}
+
 fn args(path: &str, content: &str, dry_run: bool) -> String {
     json!({"path": path, "content": content, "dry_run": dry_run}).to_string()
 }
@@ -104,6 +124,10 @@ fn workloads() -> Vec<Workload> {
     let big100 = every(&big, 2_000);
     let mib_all = text(20_000, "rewritten");
     let (hard, hard_other) = (strided(270_000, 7), strided(270_000, 11));
+    // Accented, so that the windows-1252 file is not ASCII (and so not
+    // UTF-8) and every line has characters to convert.
+    let latin = text(20_000, "médium à été");
+    let latin10 = every(&latin, 2_000);
     vec![
         Workload {
             name: "W1",
@@ -116,43 +140,66 @@ fn workloads() -> Vec<Workload> {
             name: "W2",
             what: "update 1 KiB file",
             iterations: 300,
-            setup: vec![("w2.txt".into(), text(20, "small"))],
+            setup: vec![("w2.txt".into(), text(20, "small").into_bytes())],
             request: alternate("w2.txt", kib2, text(20, "small"), false),
         },
         Workload {
             name: "W3",
             what: "update 1 MiB (20k lines), 10 lines changed",
             iterations: 40,
-            setup: vec![("w3.txt".into(), mib.clone())],
+            setup: vec![("w3.txt".into(), mib.clone().into_bytes())],
             request: alternate("w3.txt", mib10.clone(), mib.clone(), false),
         },
         Workload {
             name: "W4",
             what: "update 10 MiB (200k lines), 100 lines changed",
             iterations: 12,
-            setup: vec![("w4.txt".into(), big.clone())],
+            setup: vec![("w4.txt".into(), big.clone().into_bytes())],
             request: alternate("w4.txt", big100, big, false),
         },
         Workload {
             name: "W5",
             what: "dry run of W3",
             iterations: 40,
-            setup: vec![("w5.txt".into(), mib.clone())],
-            request: alternate("w5.txt", mib10.clone(), mib10, true),
+            setup: vec![("w5.txt".into(), mib.clone().into_bytes())],
+            request: alternate("w5.txt", mib10.clone(), mib10.clone(), true),
         },
         Workload {
             name: "W6",
             what: "rewrite every line of 1 MiB",
             iterations: 40,
-            setup: vec![("w6.txt".into(), mib.clone())],
-            request: alternate("w6.txt", mib_all, mib, false),
+            setup: vec![("w6.txt".into(), mib.clone().into_bytes())],
+            request: alternate("w6.txt", mib_all, mib.clone(), false),
         },
         Workload {
             name: "W7",
             what: "pathological diff of 1 MiB (270k lines, Myers' worst case)",
             iterations: 12,
-            setup: vec![("w7.txt".into(), hard.clone())],
+            setup: vec![("w7.txt".into(), hard.clone().into_bytes())],
             request: alternate("w7.txt", hard_other, hard, false),
+        },
+        // W3 on files whose format the tool keeps: the model's content is
+        // UTF-8 with LF, the file is not (`docs/contract.md#format`).
+        Workload {
+            name: "W3-crlf",
+            what: "W3 on a CRLF file, content with LF",
+            iterations: 40,
+            setup: vec![("w3c.txt".into(), crlf(&mib))],
+            request: alternate("w3c.txt", mib10.clone(), mib.clone(), false),
+        },
+        Workload {
+            name: "W3-1252",
+            what: "W3 on a windows-1252 file",
+            iterations: 40,
+            setup: vec![("w3l.txt".into(), windows_1252(&latin))],
+            request: alternate("w3l.txt", latin10, latin, false),
+        },
+        Workload {
+            name: "W3-utf16",
+            what: "W3 on a UTF-16 LE file",
+            iterations: 40,
+            setup: vec![("w3u.txt".into(), utf16le(&mib))],
+            request: alternate("w3u.txt", mib10, mib, false),
         },
     ]
 }

@@ -57,9 +57,18 @@ fn run(cli: Cli) -> Result<u8, String> {
         Command::Write {
             path,
             dry_run,
+            create_only,
+            as_given,
             content,
             content_file,
-        } => commands::write(&tool, &root, &path, dry_run, content, content_file, pretty),
+        } => {
+            let how = commands::WriteHow {
+                dry_run,
+                create_only,
+                keep_format: !as_given,
+            };
+            commands::write(&tool, &root, &path, how, content, content_file, pretty)
+        }
         Command::Call => commands::call(&tool, &root, limit, pretty),
         Command::Serve { ws_origin, .. } => match ws {
             None => commands::serve(&tool, &root, limit),

@@ -23,18 +23,33 @@ pub(crate) fn schema(tool: &WriteTool, pretty: bool) -> Result<u8, String> {
     Ok(EXIT_OK)
 }
 
+/// The parameters `write-tool write` takes as flags.
+pub(crate) struct WriteHow {
+    pub(crate) dry_run: bool,
+    pub(crate) create_only: bool,
+    pub(crate) keep_format: bool,
+}
+
 /// `write-tool write PATH`: one file, content from a flag, a file or stdin.
 pub(crate) fn write(
     tool: &WriteTool,
     root: &Root,
     path: &str,
-    dry_run: bool,
+    how: WriteHow,
     content: Option<String>,
     content_file: Option<PathBuf>,
     pretty: bool,
 ) -> Result<u8, String> {
     let content = input::content(content, content_file)?;
-    let arguments = json!({ "path": path, "content": content, "dry_run": dry_run }).to_string();
+    let mut arguments = json!({ "path": path, "content": content, "dry_run": how.dry_run });
+    // Only flags that were given: the echo then shows what was asked.
+    if how.create_only {
+        arguments["create_only"] = json!(true);
+    }
+    if !how.keep_format {
+        arguments["keep_format"] = json!(false);
+    }
+    let arguments = arguments.to_string();
     let envelope = with_flag_hints(tool.call(root, &arguments));
     emit(&mut io::stdout(), &envelope, pretty)?;
     Ok(exit_code(&envelope))

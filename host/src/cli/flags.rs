@@ -107,6 +107,13 @@ pub(crate) enum Command {
         /// Compute the diff, change nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Only create: refuse (CONFLICT) if the file exists.
+        #[arg(long)]
+        create_only: bool,
+        /// Write the content exactly as given, in UTF-8, instead of keeping
+        /// the file's encoding, byte-order mark and line endings.
+        #[arg(long)]
+        as_given: bool,
         /// The content, given inline (it may start with '-').
         #[arg(long, conflicts_with = "content_file", allow_hyphen_values = true)]
         content: Option<String>,

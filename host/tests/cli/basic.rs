@@ -101,6 +101,54 @@ fn an_error_envelope_exits_one() {
 }
 
 #[test]
+fn write_flags_for_create_only_and_content_as_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let file = dir.path().join("win.txt");
+    fs::write(&file, "a\r\nb\r\n").unwrap();
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "write",
+            "win.txt",
+            "--create-only",
+            "--content",
+            "x\n",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(envelope(&out)["error"]["code"], "CONFLICT");
+    assert_eq!(fs::read(&file).unwrap(), b"a\r\nb\r\n");
+
+    let out = run(
+        &["--root", &root, "write", "win.txt", "--content", "c\n"],
+        b"",
+    );
+    assert_eq!(envelope(&out)["data"]["line_endings"], "crlf");
+    assert_eq!(fs::read(&file).unwrap(), b"c\r\n");
+    let out = run(
+        &[
+            "--root",
+            &root,
+            "write",
+            "win.txt",
+            "--as-given",
+            "--content",
+            "d\n",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        envelope(&out)["context"]["params_input"]["keep_format"],
+        false
+    );
+    assert_eq!(fs::read(&file).unwrap(), b"d\n");
+}
+
+#[test]
 fn usage_and_host_failures_exit_two_with_no_envelope() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing");
