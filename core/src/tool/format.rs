@@ -94,7 +94,7 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
         _ if memchr::memchr(0, bytes).is_some() || damaged_utf8(bytes) => return not_text(bytes),
         _ => {
             let mut detector = chardetng::EncodingDetector::new();
-            detector.feed(bytes, true);
+            detector.feed(detection_sample(bytes), true);
             let guess = detector.guess(None, false);
             if guess == encoding_rs::UTF_8 || guess == UTF_16LE || guess == UTF_16BE {
                 return not_text(bytes);
@@ -115,6 +115,19 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
         },
         None => not_text(bytes),
     }
+}
+
+/// How much text around the first non-ASCII byte the detector reads: it
+/// costs time in proportion to what it reads (BENCHMARKS.md), and 16 KiB of a file's own
+/// language decide its encoding as well as the whole file does.
+const DETECTION_SAMPLE: usize = 16 << 10;
+
+/// The part of `bytes` the detector reads: from a little before the first
+/// non-ASCII byte (ASCII tells nothing), [`DETECTION_SAMPLE`] bytes.
+fn detection_sample(bytes: &[u8]) -> &[u8] {
+    let first = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(0);
+    let start = first.saturating_sub(1024);
+    &bytes[start..bytes.len().min(start + DETECTION_SAMPLE)]
 }
 
 /// Whether `bytes` (not valid UTF-8) hold valid multi-byte UTF-8 all the
@@ -226,9 +239,12 @@ pub fn encode(text: &str, encoding: TextEncoding) -> Result<Cow<'_, [u8]>, Unenc
         // web), so UTF-16 is written with std's own encoder.
         TextEncoding::Utf16Le | TextEncoding::Utf16Be => {
             let little = encoding == TextEncoding::Utf16Le;
-            let mut out = Vec::with_capacity(2 + 2 * text.len());
-            for unit in std::iter::once(0xFEFF).chain(text.encode_utf16()) {
-                out.extend_from_slice(&if little {
+            let mut units = vec![0u16; text.len() + 2];
+            units[0] = 0xFEFF;
+            let len = 1 + encoding_rs::mem::convert_str_to_utf16(text, &mut units[1..]);
+            let mut out = vec![0u8; 2 * len];
+            for (pair, unit) in out.chunks_exact_mut(2).zip(&units[..len]) {
+                pair.copy_from_slice(&if little {
                     unit.to_le_bytes()
                 } else {
                     unit.to_be_bytes()
