@@ -75,6 +75,15 @@ const MAX_BODY: usize = 80;
 
 /// Whether `line` is an omission placeholder.
 pub fn is_placeholder(line: &str) -> bool {
+    // Most lines are code: their first byte past the indentation rules
+    // them out, before anything costlier (a diff may add 100,000s).
+    let first = line.bytes().find(|b| !matches!(b, b' ' | b'\t'));
+    if !matches!(
+        first,
+        Some(b'<' | b'{' | b'"' | b'\'' | b'/' | b'(' | b'-' | b'#' | b';' | b'%' | b'*')
+    ) {
+        return false;
+    }
     let line = line.trim();
     let Some(body) = OPENERS.iter().find_map(|opener| line.strip_prefix(opener)) else {
         return false;

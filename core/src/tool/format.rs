@@ -169,14 +169,12 @@ impl LineEnding {
 /// one kind (and no CR stands alone).
 pub fn line_endings(text: &str) -> Option<LineEnding> {
     let bytes = text.as_bytes();
+    // The common case in one pass that stops early: no CR at all.
+    if memchr::memchr(b'\r', bytes).is_none() {
+        return memchr::memchr(b'\n', bytes).map(|_| LineEnding::Lf);
+    }
     let newlines = memchr::memchr_iter(b'\n', bytes).count();
-    if newlines == 0 {
-        return None;
-    }
     let crs = memchr::memchr_iter(b'\r', bytes).count();
-    if crs == 0 {
-        return Some(LineEnding::Lf);
-    }
     let crlfs = memchr::memmem::find_iter(bytes, b"\r\n").count();
     (crlfs == newlines && crs == crlfs).then_some(LineEnding::Crlf)
 }
