@@ -145,8 +145,11 @@ pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummar
     }
 
     // A placeholder stands for lines kept; it matters only when lines go.
+    // A diff cut short by its deadline is coarse: most of its "added"
+    // lines are the file's own, and looking at them all would cost as much
+    // as the numbering the deadline saved.
     let mut placeholders = Vec::new();
-    if lines_removed > 0 {
+    if lines_removed > 0 && !deadline_exceeded(deadline) {
         'ops: for op in &ops {
             for index in op.new_range() {
                 if op.tag() == DiffTag::Equal {
