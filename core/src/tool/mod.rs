@@ -202,11 +202,6 @@ fn execute(
         return Err(ToolError::placeholder(*line, text));
     }
 
-    let old_lock = existing.as_ref().map(|e| LockValues {
-        expected_mtime_ms: e.modified.and_then(lock::mtime_ms),
-        expected_size_bytes: original_size,
-        expected_sha256: request.report_sha256.then(|| lock::sha256_hex(&e.bytes)),
-    });
     let mut done = Done {
         operation,
         applied: false,
@@ -227,16 +222,21 @@ fn execute(
         line_endings,
         endings_converted,
         converted_from,
-        lock: old_lock,
+        lock: None,
     };
     drop(old);
-    if request.dry_run {
+    if request.dry_run || unchanged {
+        // The file stays as it is: its own lock values (hashed only here,
+        // not also before a write that replaces it).
+        done.applied = !request.dry_run;
+        done.lock = existing.as_ref().map(|e| LockValues {
+            expected_mtime_ms: e.modified.and_then(lock::mtime_ms),
+            expected_size_bytes: original_size,
+            expected_sha256: request.report_sha256.then(|| lock::sha256_hex(&e.bytes)),
+        });
         return Ok(done);
     }
     done.applied = true;
-    if unchanged {
-        return Ok(done);
-    }
     // A locked or create-only write looks at the target once more just
     // before its rename.
     let unchanged = (lock::requested(request) || request.create_only).then_some(match &existing {

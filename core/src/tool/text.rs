@@ -57,7 +57,7 @@ impl Done {
             text.push_str("\n(The existing file was not valid UTF-8 nor text in another encoding the tool knows; the diff shows it with U+FFFD replacement characters, and the content is written as UTF-8.)");
         }
         if let Some(encoding) = self.converted_from {
-            let was = if encoding.bom() && encoding.name() == "utf-8" {
+            let was = if encoding == (TextEncoding::Utf8 { bom: true }) {
                 "UTF-8 with a byte-order mark".to_owned()
             } else {
                 encoding.name()
@@ -102,14 +102,7 @@ impl Done {
 
 /// `text` cut to at most `max` bytes, at a character boundary.
 pub fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..text.floor_char_boundary(max)]
 }
 
 fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
