@@ -473,6 +473,11 @@ fn main() {
     })
     .expect("component compiles");
 
+    if filter == ["formats"] {
+        formats(&tool);
+        return;
+    }
+
     let mut rows = Vec::new();
     let mut w4_peak = 0;
     for w in workloads() {
@@ -532,6 +537,30 @@ fn main() {
         write_results(&results);
     } else {
         println!("{results}");
+    }
+}
+
+/// `-- formats`: W3 and its variants on files in other formats through the
+/// component, call by call in turn, each with its ratio to plain W3 (the
+/// workloads one after another would compare different spells of a busy
+/// machine).
+fn formats(tool: &WriteTool) {
+    let all = workloads();
+    let pick = |name: &str| all.iter().find(|w| w.name == name).expect("workload");
+    let names = ["W3", "W3-crlf", "W3-1252", "W3-utf16"];
+    let mut modes: Vec<Component> = names
+        .iter()
+        .map(|n| Component::new(pick(n), tool))
+        .collect();
+    let mut refs: Vec<&mut dyn Mode> = modes.iter_mut().map(|m| m as &mut dyn Mode).collect();
+    let medians = interleaved(pick("W3"), &mut refs);
+    println!("| workload | component | / W3 |\n|---|---|---|");
+    for (name, median) in names.iter().zip(&medians) {
+        println!(
+            "| {name} | {} | {} |",
+            ms(*median),
+            ratio(*median, medians[0])
+        );
     }
 }
 

@@ -93,9 +93,7 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
         [0xFE, 0xFF, rest @ ..] => (TextEncoding::Utf16Be, rest),
         _ if memchr::memchr(0, bytes).is_some() || damaged_utf8(bytes) => return not_text(bytes),
         _ => {
-            let mut detector = chardetng::EncodingDetector::new();
-            detector.feed(detection_sample(bytes), true);
-            let guess = detector.guess(None, false);
+            let guess = detect(bytes);
             if guess == encoding_rs::UTF_8 || guess == UTF_16LE || guess == UTF_16BE {
                 return not_text(bytes);
             }
@@ -117,25 +115,112 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
     }
 }
 
-/// How much text around the first non-ASCII byte the detector reads: it
-/// costs time in proportion to what it reads (BENCHMARKS.md), and 16 KiB of a file's own
-/// language decide its encoding as well as the whole file does.
-const DETECTION_SAMPLE: usize = 16 << 10;
+/// How much the detector reads at most: it costs time in proportion to
+/// what it reads (BENCHMARKS.md, "Files that keep their format").
+const DETECTION_BYTES: usize = 16 << 10;
 
-/// The part of `bytes` the detector reads: from a little before the first
-/// non-ASCII byte (ASCII tells nothing), [`DETECTION_SAMPLE`] bytes.
-fn detection_sample(bytes: &[u8]) -> &[u8] {
-    let first = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(0);
-    let start = first.saturating_sub(1024);
-    &bytes[start..bytes.len().min(start + DETECTION_SAMPLE)]
+/// After how many non-ASCII bytes the detector has read enough: a
+/// paragraph of accented or Cyrillic text, a hundred CJK characters.
+const DETECTION_NON_ASCII: usize = 256;
+
+/// How far before a line's first non-ASCII byte the detector starts
+/// reading a long line.
+const DETECTION_CONTEXT: usize = 256;
+
+/// The legacy encoding `bytes` (not UTF-8) are most likely in.
+///
+/// The detector reads only the lines that hold non-ASCII bytes, wherever
+/// they are in the file: pairs of ASCII bytes tell it nothing, so a file of
+/// code with a few accented comments is judged on all of them rather than
+/// on the first few. Pieces end at a line break or, in a line cut short,
+/// after a byte below 0x40, which no encoding it knows uses inside a
+/// double-byte character.
+fn detect(bytes: &[u8]) -> &'static Encoding {
+    let mut detector = chardetng::EncodingDetector::new();
+    let (mut fed, mut non_ascii, mut at) = (0, 0, 0);
+    while fed < DETECTION_BYTES && non_ascii < DETECTION_NON_ASCII {
+        // Everything from `at` to `hit` is ASCII: any byte there starts a
+        // character.
+        let hit = at + Encoding::ascii_valid_up_to(&bytes[at..]);
+        if hit == bytes.len() {
+            break;
+        }
+        let line_start = memchr::memrchr(b'\n', &bytes[at..hit]).map_or(at, |i| at + i + 1);
+        let start = line_start.max(hit.saturating_sub(DETECTION_CONTEXT));
+        let line_end = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i + 1);
+        let mut end = line_end.min(start + (DETECTION_BYTES - fed));
+        if end <= hit {
+            break;
+        }
+        if end < line_end {
+            end = bytes[hit..end]
+                .iter()
+                .rposition(|&b| b < 0x40)
+                .map_or(end, |i| hit + i + 1);
+        }
+        let piece = &bytes[start..end];
+        detector.feed(piece, false);
+        fed += piece.len();
+        non_ascii += piece.iter().filter(|b| !b.is_ascii()).count();
+        at = line_end;
+    }
+    detector.feed(&[], true);
+    detector.guess(None, false)
 }
 
-/// Whether `bytes` (not valid UTF-8) hold valid multi-byte UTF-8 all the
-/// same: UTF-8 with a few damaged bytes, not a legacy encoding, which
-/// almost never forms such sequences by chance. Written back in a legacy
-/// encoding it would turn every such character into mojibake.
+/// Whether `bytes` (not valid UTF-8) are UTF-8 with damaged bytes rather
+/// than text in a legacy encoding: they hold at least as many valid
+/// multi-byte UTF-8 characters as stray non-ASCII bytes. Written back in a
+/// legacy encoding, such a file would have every character turned into
+/// mojibake. Legacy text forms such characters only by chance: rarely in
+/// single-byte encodings, now and then in double-byte ones (Shift_JIS
+/// `です` holds one), never in the majority.
+///
+/// A first pass per block looks only for a lead byte followed by a
+/// continuation byte, a test on byte pairs that compiles to SIMD; only
+/// blocks where one occurs are read character by character.
 fn damaged_utf8(bytes: &[u8]) -> bool {
-    bytes.utf8_chunks().any(|chunk| !chunk.valid().is_ascii())
+    const BLOCK: usize = 4096;
+    let pair = |lead: u8, next: u8| u8::from(lead >= 0xC2) & u8::from(next & 0xC0 == 0x80);
+    let (mut characters, mut character_bytes, mut non_ascii) = (0, 0, 0);
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = (start + BLOCK).min(bytes.len());
+        non_ascii += bytes[start..end].iter().filter(|b| !b.is_ascii()).count();
+        // The pairs whose first byte is in this block.
+        let leads = &bytes[start..end.min(bytes.len() - 1)];
+        let nexts = &bytes[start + 1..(end + 1).min(bytes.len())];
+        if leads
+            .iter()
+            .zip(nexts)
+            .fold(0, |any, (&l, &n)| any | pair(l, n))
+            != 0
+        {
+            for at in start..start + leads.len() {
+                if pair(bytes[at], bytes[at + 1]) != 0
+                    && let Some(len) = character_at(bytes, at)
+                {
+                    characters += 1;
+                    character_bytes += len;
+                }
+            }
+        }
+        start = end;
+    }
+    characters > 0 && characters >= non_ascii - character_bytes
+}
+
+/// The length of the valid multi-byte UTF-8 character at `at`, if one is
+/// there.
+fn character_at(bytes: &[u8], at: usize) -> Option<usize> {
+    let len = match bytes[at] {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return None,
+    };
+    let character = bytes.get(at..at + len)?;
+    std::str::from_utf8(character).is_ok().then_some(len)
 }
 
 /// Bytes that are not text: shown lossily, replaced as given.
@@ -237,25 +322,43 @@ pub fn encode(text: &str, encoding: TextEncoding) -> Result<Cow<'_, [u8]>, Unenc
             Ok(Cow::Owned(out))
         }
         // encoding_rs encodes UTF-16 as UTF-8 (the WHATWG rule for the
-        // web), so UTF-16 is written with std's own encoder.
+        // web), so UTF-16 is written with its `mem` converter, a piece at a
+        // time through a small buffer: the whole text as `u16`s would be
+        // one more file-sized buffer to fill and copy.
         TextEncoding::Utf16Le | TextEncoding::Utf16Be => {
             let little = encoding == TextEncoding::Utf16Le;
-            let mut units = vec![0u16; text.len() + 2];
-            units[0] = 0xFEFF;
-            let len = 1 + encoding_rs::mem::convert_str_to_utf16(text, &mut units[1..]);
-            let mut out = vec![0u8; 2 * len];
-            for (pair, unit) in out.chunks_exact_mut(2).zip(&units[..len]) {
-                pair.copy_from_slice(&if little {
-                    unit.to_le_bytes()
-                } else {
-                    unit.to_be_bytes()
-                });
+            // Every UTF-8 byte makes at most one unit.
+            let mut out = Vec::with_capacity(2 * (text.len() + 1));
+            push_units(&mut out, &[0xFEFF], little);
+            let mut units = [0u16; UTF16_PIECE + 1];
+            let mut rest = text;
+            while !rest.is_empty() {
+                let (piece, tail) = rest.split_at(rest.floor_char_boundary(UTF16_PIECE));
+                let len = encoding_rs::mem::convert_str_to_utf16(piece, &mut units);
+                push_units(&mut out, &units[..len], little);
+                rest = tail;
             }
             Ok(Cow::Owned(out))
         }
         TextEncoding::Legacy(codec) => encode_legacy(text, codec),
     }
 }
+
+/// Append `units` to `out` in little- or big-endian order.
+fn push_units(out: &mut Vec<u8>, units: &[u16], little: bool) {
+    let start = out.len();
+    out.resize(start + 2 * units.len(), 0);
+    let pairs = out[start..].chunks_exact_mut(2).zip(units);
+    // One loop per order, so that each compiles to plain stores.
+    if little {
+        pairs.for_each(|(pair, unit)| pair.copy_from_slice(&unit.to_le_bytes()));
+    } else {
+        pairs.for_each(|(pair, unit)| pair.copy_from_slice(&unit.to_be_bytes()));
+    }
+}
+
+/// How many bytes of text [`encode`] converts to UTF-16 at a time.
+const UTF16_PIECE: usize = 4096;
 
 fn encode_legacy<'a>(text: &str, codec: &'static Encoding) -> Result<Cow<'a, [u8]>, Unencodable> {
     use encoding_rs::EncoderResult;
@@ -332,6 +435,18 @@ mod tests {
     }
 
     #[test]
+    fn long_utf16_matches_std_across_pieces() {
+        // Characters of every UTF-8 length, so that some straddle the
+        // pieces the encoder converts at a time.
+        let text = "ab\u{e9}\u{20ac}\u{1F600}\n".repeat(3 * UTF16_PIECE / 7);
+        let units = std::iter::once(0xFEFF).chain(text.encode_utf16());
+        let le: Vec<u8> = units.clone().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = units.flat_map(u16::to_be_bytes).collect();
+        assert_eq!(encode(&text, TextEncoding::Utf16Le).unwrap(), &le[..]);
+        assert_eq!(encode(&text, TextEncoding::Utf16Be).unwrap(), &be[..]);
+    }
+
+    #[test]
     fn legacy_text_is_detected_and_written_back() {
         let bytes = b"caf\xE9 cr\xE8me br\xFBl\xE9e, na\xEFve fa\xE7ade\n";
         let decoded = decode(bytes);
@@ -350,6 +465,55 @@ mod tests {
         );
     }
 
+    /// `text` in `encoding`, which can encode all of it.
+    fn legacy(text: &str, encoding: &'static Encoding) -> Vec<u8> {
+        let (bytes, _, unmappable) = encoding.encode(text);
+        assert!(!unmappable);
+        bytes.into_owned()
+    }
+
+    #[test]
+    fn detection_reads_every_line_with_non_ascii_bytes() {
+        // A copyright sign in the header, then more than a detection
+        // budget of plain code before the Russian comments: a window after
+        // the first non-ASCII byte would see only the sign.
+        let mut text = String::from("// \u{a9} 2024\n");
+        for i in 0..2000 {
+            text.push_str(&format!("let value_{i} = compute({i});\n"));
+            if i >= 1000 && i % 50 == 49 {
+                text.push_str("// \u{41f}\u{440}\u{438}\u{432}\u{435}\u{442}, \u{43c}\u{438}\u{440}: \u{44d}\u{442}\u{43e} \u{43f}\u{440}\u{43e}\u{432}\u{435}\u{440}\u{43a}\u{430} \u{43a}\u{43e}\u{434}\u{438}\u{440}\u{43e}\u{432}\u{43a}\u{438}\n");
+            }
+        }
+        assert!(text.find('\u{41f}').expect("comments") > DETECTION_BYTES + 1024);
+        // chardetng names KOI8-R by its superset KOI8-U, which decodes
+        // Russian the same.
+        for (encoding, detected) in [
+            (encoding_rs::WINDOWS_1251, encoding_rs::WINDOWS_1251),
+            (encoding_rs::KOI8_R, encoding_rs::KOI8_U),
+        ] {
+            let bytes = legacy(&text, encoding);
+            let decoded = decode(&bytes);
+            assert_eq!(decoded.encoding, Some(TextEncoding::Legacy(detected)));
+            assert_eq!(decoded.text, text);
+        }
+    }
+
+    #[test]
+    fn a_long_line_is_cut_between_characters() {
+        // One line of Japanese longer than the detector reads, with a
+        // space now and then: cut inside a double-byte character, the
+        // right encoding would look invalid.
+        let text = "\u{65e5}\u{672c}\u{8a9e}\u{306e}\u{6587}\u{7ae0}\u{3067}\u{3059}\u{3002} "
+            .repeat(2000)
+            + "\n";
+        assert!(text.len() > 2 * DETECTION_BYTES);
+        for encoding in [encoding_rs::SHIFT_JIS, encoding_rs::EUC_JP] {
+            let bytes = legacy(&text, encoding);
+            let decoded = decode(&bytes);
+            assert_eq!(decoded.encoding, Some(TextEncoding::Legacy(encoding)));
+        }
+    }
+
     #[test]
     fn binary_and_damaged_utf8_are_not_text() {
         assert_eq!(decode(b"\x00\x01\xFF\xFE\x80").encoding, None);
@@ -359,6 +523,28 @@ mod tests {
         );
         assert_eq!(decode(b"caf\xC3\xA9 \xFF\n").encoding, None);
         assert_eq!(decode(b"PK\x03\x04\x00\x00\xC3\x28").encoding, None);
+    }
+
+    #[test]
+    fn damaged_utf8_is_told_from_legacy_text_by_majority() {
+        // Legacy bytes first, one UTF-8 character far after them (past a
+        // detection sample, and at the very end, cut or whole).
+        let mut legacy = b"caf\xE9 cr\xE8me\n".repeat(4000);
+        assert!(!damaged_utf8(&legacy));
+        assert!(!damaged_utf8(b"\xE2\x82"));
+        assert!(!damaged_utf8(b"\xC3\x28\xA9"));
+        // A UTF-8 character by chance among legacy bytes.
+        legacy.extend_from_slice("\u{20ac}".as_bytes());
+        assert!(!damaged_utf8(&legacy));
+        // UTF-8 text with a stray byte, wherever it is.
+        let mut utf8 = "caf\u{e9} cr\u{e8}me\n".repeat(4000).into_bytes();
+        utf8.push(0xE9);
+        assert!(damaged_utf8(&utf8));
+        utf8.rotate_right(1);
+        assert!(damaged_utf8(&utf8));
+        assert!(damaged_utf8(b"x\xFF\xC3\xA9"));
+        assert!(damaged_utf8(b"\xFF\xF0\x9F\x98\x80!"));
+        assert!(!damaged_utf8(b"\xFF\xFE\xC3\xA9"));
     }
 
     #[test]
