@@ -9,8 +9,9 @@
 //!   so a new component or a new engine never loads an old artifact.
 //! - **Written atomically** (a temp file in the same directory, then a
 //!   rename), so a reader sees a whole artifact or none.
-//! - **Validated on load**: a header with a magic number and a checksum of
-//!   the artifact; wasmtime checks its own header too. Any mismatch, any
+//! - **Validated on load**: a trailer with a magic number and a checksum of
+//!   the artifact, checked before wasmtime sees the file; wasmtime checks
+//!   its own header too. The artifact is then mapped, not read into memory. Any mismatch, any
 //!   corruption, any error means compiling as if there were no cache (and
 //!   writing a fresh artifact).
 //! - **Never in the way**: a cache that cannot be read or written (read-only
@@ -47,10 +48,12 @@ use std::time::{Duration, SystemTime};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-/// First bytes of every cache file.
-const MAGIC: &[u8; 8] = b"WTCACHE2";
-/// Magic, then the artifact's checksum (CRC-32, as a little-endian u64).
-const HEADER_LEN: usize = 16;
+/// Marks a cache file: it follows the artifact.
+const MAGIC: &[u8; 8] = b"WTCACHE3";
+/// After the artifact: the magic, then the artifact's checksum (CRC-32, as
+/// a little-endian u64). At the end, not the start, so that the artifact
+/// starts the file and wasmtime can map the file instead of copying it.
+const TRAILER_LEN: usize = 16;
 /// A temp file older than this belongs to a writer that died.
 const STALE_TEMP: Duration = Duration::from_secs(60 * 60);
 
@@ -205,19 +208,50 @@ fn file_name(engine: &Engine, wasm: &[u8]) -> String {
 }
 
 fn load(engine: &Engine, path: &Path) -> Option<Component> {
-    let mut file = open_nofollow(path).ok()?;
+    let file = open_nofollow(path).ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() || untrusted(&meta).is_some() {
         return None;
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    io::Read::read_to_end(&mut file, &mut bytes).ok()?;
-    let (header, artifact) = bytes.split_at_checked(HEADER_LEN)?;
-    let (magic, sum) = header.split_at(MAGIC.len());
-    if magic != MAGIC || sum != integrity(artifact).to_le_bytes() {
+    let len = usize::try_from(meta.len()).ok()?;
+    let artifact_len = len.checked_sub(TRAILER_LEN)?;
+    let mut trailer = [0u8; TRAILER_LEN];
+    read_exact_at(&file, &mut trailer, artifact_len).ok()?;
+    let (magic, sum) = trailer.split_at(MAGIC.len());
+    if magic != MAGIC || sum != crc_of(&file, artifact_len).ok()?.to_le_bytes() {
         return None;
     }
-    deserialize(engine, artifact)
+    deserialize(engine, path)
+}
+
+/// The [`integrity`] checksum of the first `len` bytes of `file`, read a
+/// piece at a time through one small buffer (wasmtime maps the artifact;
+/// it is never copied whole into this process's memory).
+fn crc_of(file: &fs::File, len: usize) -> io::Result<u64> {
+    let mut hasher = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; 256 << 10];
+    let mut at = 0;
+    while at < len {
+        let want = buf.len().min(len - at);
+        read_exact_at(file, &mut buf[..want], at)?;
+        hasher.update(&buf[..want]);
+        at += want;
+    }
+    Ok(u64::from(hasher.finalize()))
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &fs::File, buf: &mut [u8], at: usize) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, at as u64)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(file: &fs::File, buf: &mut [u8], at: usize) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = file;
+    file.seek(SeekFrom::Start(at as u64))?;
+    file.read_exact(buf)
 }
 
 /// Whether `dir` may hold code this process runs: `Err` says why not. A
@@ -274,18 +308,21 @@ fn open_nofollow(path: &Path) -> io::Result<fs::File> {
     unsafe_code,
     reason = "loading a compiled artifact is inherently trusted"
 )]
-fn deserialize(engine: &Engine, artifact: &[u8]) -> Option<Component> {
-    // SAFETY: wasmtime requires that the bytes come from `serialize` of a
-    // compatible engine. They were written by `store` below from
+fn deserialize(engine: &Engine, path: &Path) -> Option<Component> {
+    // SAFETY: wasmtime requires that the file come from `serialize` of a
+    // compatible engine. It was written by `store` below from
     // `Component::serialize`; the file name carries the engine's
-    // compatibility hash and the header a checksum of exactly these bytes,
-    // both checked before this call, and wasmtime validates its own header.
-    // The directory is private to the user, who is the trust boundary.
-    unsafe { Component::deserialize(engine, artifact) }.ok()
+    // compatibility hash and the trailer a checksum of exactly the
+    // artifact's bytes, both checked just before this call (the trailer
+    // after the artifact is ignored by its ELF reader), and wasmtime
+    // validates its own header. wasmtime opens the path again to map it:
+    // the directory is private to the user, who is the trust boundary, and
+    // whatever is there then was put there by `store`'s atomic rename.
+    unsafe { Component::deserialize_file(engine, path) }.ok()
 }
 
 fn store(dir: &Path, path: &Path, artifact: &[u8]) -> io::Result<()> {
-    if !fits_file_size_limit(HEADER_LEN + artifact.len()) {
+    if !fits_file_size_limit(artifact.len() + TRAILER_LEN) {
         return Err(io::Error::from(io::ErrorKind::FileTooLarge));
     }
     create_private_dir(dir)?;
@@ -301,9 +338,9 @@ fn store(dir: &Path, path: &Path, artifact: &[u8]) -> io::Result<()> {
     ));
     let result = (|| {
         let mut file = create_exclusive(&temp)?;
+        file.write_all(artifact)?;
         file.write_all(MAGIC)?;
         file.write_all(&integrity(artifact).to_le_bytes())?;
-        file.write_all(artifact)?;
         drop(file);
         fs::rename(&temp, path)
     })();

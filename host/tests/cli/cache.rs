@@ -51,7 +51,9 @@ fn the_first_process_stores_the_artifact_and_later_ones_reuse_it() {
     let stored = artifacts(&dir);
     assert_eq!(stored.len(), 1, "one artifact, no temp file left");
     assert!(stored[0].0.ends_with(".cwasm"));
-    assert!(stored[0].1.starts_with(b"WTCACHE2"));
+    // The artifact first (wasmtime maps the file), then the trailer.
+    assert!(stored[0].1.starts_with(b"\x7fELF"));
+    assert_eq!(&stored[0].1[stored[0].1.len() - 16..][..8], b"WTCACHE3");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -162,7 +164,7 @@ fn storing_an_artifact_keeps_only_the_newest_and_removes_stale_temp_files() {
     let day = Duration::from_secs(24 * 60 * 60);
     let aged = |name: &str, age: Duration| {
         let path = cache.path().join(name);
-        fs::write(&path, b"WTCACHE2 an older artifact").unwrap();
+        fs::write(&path, b"an older artifact WTCACHE3").unwrap();
         fs::File::options()
             .write(true)
             .open(&path)
