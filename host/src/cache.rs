@@ -224,20 +224,42 @@ fn load(engine: &Engine, path: &Path) -> Option<Component> {
     deserialize(engine, path)
 }
 
-/// The [`integrity`] checksum of the first `len` bytes of `file`, read a
-/// piece at a time through one small buffer (wasmtime maps the artifact;
-/// it is never copied whole into this process's memory).
+/// The [`integrity`] checksum of the first `len` bytes of `file`, read
+/// through a mapping of the file: reading them into a buffer made the
+/// kernel copy the whole artifact on every start (BENCHMARKS.md,
+/// "Start-up").
+#[cfg(unix)]
+#[allow(unsafe_code, reason = "mapping a file to checksum it")]
 fn crc_of(file: &fs::File, len: usize) -> io::Result<u64> {
-    let mut hasher = crc32fast::Hasher::new();
-    let mut buf = vec![0u8; 256 << 10];
-    let mut at = 0;
-    while at < len {
-        let want = buf.len().min(len - at);
-        read_exact_at(file, &mut buf[..want], at)?;
-        hasher.update(&buf[..want]);
-        at += want;
+    use rustix::mm::{MapFlags, ProtFlags, mmap, munmap};
+    if len == 0 {
+        return Ok(integrity(&[]));
     }
-    Ok(u64::from(hasher.finalize()))
+    // SAFETY: a fresh read-only private mapping of `len` bytes of a file
+    // this process opened (`len` is within its size, checked by the
+    // caller), read only here and unmapped below; no Rust value aliases it.
+    // Files in the cache are replaced by rename, never truncated in place,
+    // so the mapped pages stay backed while they are read.
+    unsafe {
+        let ptr = mmap(
+            std::ptr::null_mut(),
+            len,
+            ProtFlags::READ,
+            MapFlags::PRIVATE,
+            file,
+            0,
+        )?;
+        let sum = integrity(std::slice::from_raw_parts(ptr.cast::<u8>(), len));
+        munmap(ptr, len)?;
+        Ok(sum)
+    }
+}
+
+#[cfg(not(unix))]
+fn crc_of(file: &fs::File, len: usize) -> io::Result<u64> {
+    let mut bytes = vec![0u8; len];
+    read_exact_at(file, &mut bytes, 0)?;
+    Ok(integrity(&bytes))
 }
 
 #[cfg(unix)]

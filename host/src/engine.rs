@@ -13,7 +13,8 @@ use crate::Options;
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// The engine for `options`: epoch interruption (the time bound), and a
-/// pooling allocator sized for `options.max_concurrent_calls` instances.
+/// pooling allocator sized for `options.max_concurrent_calls` instances
+/// unless `options.pool_instances` is off.
 pub(crate) fn engine(options: &Options) -> wasmtime::Result<Engine> {
     let mut config = wasmtime::Config::new();
     config.epoch_interruption(true);
@@ -40,7 +41,9 @@ pub(crate) fn engine(options: &Options) -> wasmtime::Result<Engine> {
         // Where the kernel has PAGEMAP_SCAN (Linux 6.7+), reset only the
         // pages the call wrote instead of zeroing the whole resident part.
         .pagemap_scan(wasmtime::Enabled::Auto);
-    config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
+    if options.pool_instances {
+        config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
+    }
     Engine::new(&config)
 }
 

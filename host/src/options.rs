@@ -59,6 +59,12 @@ pub struct Options {
     /// `EXECUTION_ERROR` rather than wait. A process that makes one call at
     /// a time (the CLI) needs only a couple.
     pub max_concurrent_calls: u32,
+    /// Reserve the instance slots up front and reuse them (default true):
+    /// a call then finds its memory mapped and its last pages resident. A
+    /// process that makes one call (`write-tool write`, `call`) has nothing
+    /// to reuse; without the pool it maps only what its call needs
+    /// (BENCHMARKS.md, "Start-up").
+    pub pool_instances: bool,
 }
 
 impl Default for Options {
@@ -77,6 +83,7 @@ impl Default for Options {
             durability: Durability::Full,
             cache: CompileCache::from_env(),
             max_concurrent_calls: 100,
+            pool_instances: true,
         }
     }
 }

@@ -191,6 +191,7 @@ impl Cli {
                 Command::Mcp | Command::Serve { ws: Some(_), .. } => SERVER_CALLS,
                 _ => 2,
             },
+            pool_instances: !matches!(self.command, Command::Write { .. } | Command::Call),
             ..Options::default()
         }
     }

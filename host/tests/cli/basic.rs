@@ -647,3 +647,31 @@ fn empty_content_names_the_flag_that_allows_it() {
     assert_eq!(envelope(&out)["text"], want);
     assert!(!dir.path().join("e.txt").exists());
 }
+
+/// A one-shot `write` (and `call`) makes one call: it reserves no pool of
+/// instance slots, so it runs under an address-space limit that holds one
+/// linear memory's reservation (4 GiB and its guard) but not the pool's
+/// two slots and their guards (`Options::pool_instances`).
+#[cfg(target_os = "linux")]
+#[test]
+fn one_shot_commands_reserve_no_instance_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let limited = |args: &[&str], stdin: &[u8]| {
+        // `ulimit -v` is in KiB: 6 GiB.
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", r#"ulimit -v 6291456 && exec "$0" "$@""#, bin_str()])
+            .args(args);
+        run_cmd(&mut cmd, stdin)
+    };
+    let out = limited(&["--root", &root, "write", "a.txt", "--content", "hi"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(envelope(&out)["status"], "success");
+    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "hi");
+    let out = limited(
+        &["--root", &root, "call"],
+        br#"{"path": "b.txt", "content": "ho"}"#,
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(fs::read_to_string(dir.path().join("b.txt")).unwrap(), "ho");
+}
