@@ -94,9 +94,14 @@ impl CompileCache {
         }
     }
 
-    /// The component for `wasm`: loaded from the cache when a valid
-    /// artifact is there, compiled (and stored) otherwise.
-    pub(crate) fn component(&self, engine: &Engine, wasm: &[u8]) -> wasmtime::Result<Component> {
+    /// The component for `wasm`: loaded from the cache (as `how` says) when
+    /// a valid artifact is there, compiled (and stored) otherwise.
+    pub(crate) fn component(
+        &self,
+        engine: &Engine,
+        wasm: &[u8],
+        how: Load,
+    ) -> wasmtime::Result<Component> {
         let CompileCache::Dir(dir) = self else {
             return Component::new(engine, wasm);
         };
@@ -108,7 +113,7 @@ impl CompileCache {
             return Component::new(engine, wasm);
         }
         let path = dir.join(file_name(engine, wasm));
-        if let Some(component) = load(engine, &path) {
+        if let Some(component) = load(engine, &path, how) {
             return Ok(component);
         }
         let component = Component::new(engine, wasm)?;
@@ -207,7 +212,18 @@ fn file_name(engine: &Engine, wasm: &[u8]) -> String {
     format!("{:016x}-{:016x}.cwasm", checksum(wasm), compat.finish())
 }
 
-fn load(engine: &Engine, path: &Path) -> Option<Component> {
+/// How an artifact found in the cache is brought into memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Load {
+    /// Mapped from its file: nothing is copied, the fastest start.
+    Map,
+    /// Copied into this process's own memory: calls then run faster than
+    /// from a mapped artifact (BENCHMARKS.md, "Start-up"), which pays for
+    /// the copy in a process that makes many.
+    Copy,
+}
+
+fn load(engine: &Engine, path: &Path, how: Load) -> Option<Component> {
     let file = open_nofollow(path).ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() || untrusted(&meta).is_some() {
@@ -215,13 +231,25 @@ fn load(engine: &Engine, path: &Path) -> Option<Component> {
     }
     let len = usize::try_from(meta.len()).ok()?;
     let artifact_len = len.checked_sub(TRAILER_LEN)?;
-    let mut trailer = [0u8; TRAILER_LEN];
-    read_exact_at(&file, &mut trailer, artifact_len).ok()?;
-    let (magic, sum) = trailer.split_at(MAGIC.len());
-    if magic != MAGIC || sum != crc_of(&file, artifact_len).ok()?.to_le_bytes() {
-        return None;
+    let verified = |trailer: &[u8], sum: u64| {
+        let (magic, stored) = trailer.split_at(MAGIC.len());
+        magic == MAGIC && stored == sum.to_le_bytes()
+    };
+    match how {
+        Load::Map => {
+            let mut trailer = [0u8; TRAILER_LEN];
+            read_exact_at(&file, &mut trailer, artifact_len).ok()?;
+            verified(&trailer, crc_of(&file, artifact_len).ok()?)
+                .then(|| deserialize(engine, Artifact::File(path)))?
+        }
+        Load::Copy => {
+            let mut bytes = Vec::with_capacity(len);
+            io::Read::read_to_end(&mut &file, &mut bytes).ok()?;
+            let (artifact, trailer) = bytes.split_at_checked(artifact_len)?;
+            verified(trailer, integrity(artifact))
+                .then(|| deserialize(engine, Artifact::Bytes(artifact)))?
+        }
     }
-    deserialize(engine, path)
 }
 
 /// The [`integrity`] checksum of the first `len` bytes of `file`, read
@@ -326,21 +354,30 @@ fn open_nofollow(path: &Path) -> io::Result<fs::File> {
     fs::File::open(path)
 }
 
+/// A checked artifact: its file, or its bytes read from the file.
+enum Artifact<'a> {
+    File(&'a Path),
+    Bytes(&'a [u8]),
+}
+
 #[allow(
     unsafe_code,
     reason = "loading a compiled artifact is inherently trusted"
 )]
-fn deserialize(engine: &Engine, path: &Path) -> Option<Component> {
-    // SAFETY: wasmtime requires that the file come from `serialize` of a
-    // compatible engine. It was written by `store` below from
+fn deserialize(engine: &Engine, artifact: Artifact<'_>) -> Option<Component> {
+    // SAFETY: wasmtime requires that the artifact come from `serialize` of
+    // a compatible engine. It was written by `store` below from
     // `Component::serialize`; the file name carries the engine's
     // compatibility hash and the trailer a checksum of exactly the
-    // artifact's bytes, both checked just before this call (the trailer
-    // after the artifact is ignored by its ELF reader), and wasmtime
-    // validates its own header. wasmtime opens the path again to map it:
-    // the directory is private to the user, who is the trust boundary, and
-    // whatever is there then was put there by `store`'s atomic rename.
-    unsafe { Component::deserialize_file(engine, path) }.ok()
+    // artifact's bytes, both checked just before this call, and wasmtime
+    // validates its own header. Mapped, the file is opened again by path
+    // (its ELF reader ignores the trailer): the directory is private to the
+    // user, who is the trust boundary, and whatever is there then was put
+    // there by `store`'s atomic rename.
+    match artifact {
+        Artifact::File(path) => unsafe { Component::deserialize_file(engine, path) }.ok(),
+        Artifact::Bytes(bytes) => unsafe { Component::deserialize(engine, bytes) }.ok(),
+    }
 }
 
 fn store(dir: &Path, path: &Path, artifact: &[u8]) -> io::Result<()> {

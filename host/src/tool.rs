@@ -12,6 +12,7 @@ use write_tool_wire::{Envelope, ErrorCode, echo, messages};
 
 use crate::bindings::WriteToolPre;
 use crate::bindings::exports::tool::{Envelope as Typed, Guest};
+use crate::cache::Load;
 use crate::engine::{Ticker, deadline_ticks, engine};
 use crate::failure::Failure;
 use crate::outcome::Outcome;
@@ -51,17 +52,26 @@ impl WriteTool {
     /// example a `.wasm` built separately.
     pub fn from_component_bytes(bytes: &[u8], options: Options) -> wasmtime::Result<WriteTool> {
         let engine = engine(&options)?;
-        let component = options.cache.component(&engine, bytes).map_err(|err| {
-            if options.memory_limit_bytes < MIN_MEMORY_LIMIT_BYTES {
-                err.context(format!(
-                    "the memory limit of {} bytes is below the component's initial memory \
+        // A server copies the artifact in; a one-shot process maps it.
+        let load = if options.pool_instances {
+            Load::Copy
+        } else {
+            Load::Map
+        };
+        let component = options
+            .cache
+            .component(&engine, bytes, load)
+            .map_err(|err| {
+                if options.memory_limit_bytes < MIN_MEMORY_LIMIT_BYTES {
+                    err.context(format!(
+                        "the memory limit of {} bytes is below the component's initial memory \
                      (at least {MIN_MEMORY_LIMIT_BYTES} bytes)",
-                    options.memory_limit_bytes
-                ))
-            } else {
-                err
-            }
-        })?;
+                        options.memory_limit_bytes
+                    ))
+                } else {
+                    err
+                }
+            })?;
         let mut linker = Linker::<HostState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         let pre = WriteToolPre::new(linker.instantiate_pre(&component)?)?;
