@@ -67,6 +67,19 @@ fn the_first_process_stores_the_artifact_and_later_ones_reuse_it() {
         .modified()
         .unwrap();
     write_with_cache(root.path(), Some(&dir), "two");
+    // A server loads it too (copied in rather than mapped, the other way
+    // of loading): a request answered, nothing compiled or stored again.
+    let out = run_cmd(
+        Command::new(bin_str())
+            .arg("--cache-dir")
+            .arg(&dir)
+            .arg("--root")
+            .arg(root.path())
+            .arg("serve"),
+        b"{\"path\": \"f.txt\", \"content\": \"three\"}\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"status\":\"success\""));
     assert_eq!(
         artifacts(&dir),
         stored,
