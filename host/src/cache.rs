@@ -10,10 +10,10 @@
 //! - **Written atomically** (a temp file in the same directory, then a
 //!   rename), so a reader sees a whole artifact or none.
 //! - **Validated on load**: a trailer with a magic number and a checksum of
-//!   the artifact, checked before wasmtime sees the file; wasmtime checks
-//!   its own header too. The artifact is then mapped, not read into memory. Any mismatch, any
-//!   corruption, any error means compiling as if there were no cache (and
-//!   writing a fresh artifact).
+//!   the artifact, checked before wasmtime sees it; wasmtime checks its own
+//!   header too. Any mismatch, any corruption, any error means compiling as
+//!   if there were no cache (and writing a fresh artifact). A process that
+//!   makes one call then maps the artifact; a server copies it in ([`Load`]).
 //! - **Never in the way**: a cache that cannot be read or written (read-only
 //!   disk, full disk, file-size limit) costs at most the compile it would
 //!   have saved; it never fails a call.
