@@ -54,6 +54,14 @@ fn run() -> Result<(), String> {
         .join("wit");
     println!("cargo:rerun-if-changed={}", wit.display());
     let documented = with_package_docs(bytes, &wit)?;
+    // The compile cache's key for this component, hashed here once rather
+    // than at every start of the binary (`host/src/cache.rs`).
+    let mut key = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(documented.as_slice(), &mut key);
+    println!(
+        "cargo:rustc-env=WRITE_TOOL_COMPONENT_KEY={}",
+        std::hash::Hasher::finish(&key)
+    );
     fs::write(&embedded, documented)
         .map_err(|e| format!("cannot write {}: {e}", embedded.display()))?;
     Ok(())

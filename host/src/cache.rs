@@ -209,7 +209,13 @@ fn prune(dir: &Path, kept: &Path) {
 fn file_name(engine: &Engine, wasm: &[u8]) -> String {
     let mut compat = DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut compat);
-    format!("{:016x}-{:016x}.cwasm", checksum(wasm), compat.finish())
+    // The embedded component's hash was taken at build time.
+    let key = if std::ptr::eq(wasm, crate::COMPONENT) {
+        crate::COMPONENT_KEY
+    } else {
+        checksum(wasm)
+    };
+    format!("{key:016x}-{:016x}.cwasm", compat.finish())
 }
 
 /// How an artifact found in the cache is brought into memory.
@@ -483,5 +489,19 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let mode = fs::metadata(&fresh).expect("stat").permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+
+    /// The embedded component's key, hashed at build time, is the one any
+    /// copy of its bytes gets, so `write-tool component -o x.wasm` loaded
+    /// through `from_component_bytes` shares its artifact.
+    #[test]
+    fn the_build_time_key_is_the_components_hash() {
+        let copy = crate::COMPONENT.to_vec();
+        assert_eq!(crate::COMPONENT_KEY, checksum(&copy));
+        let engine = Engine::default();
+        assert_eq!(
+            file_name(&engine, crate::COMPONENT),
+            file_name(&engine, &copy)
+        );
     }
 }

@@ -83,6 +83,14 @@ write_tool_wire::envelope_into_wit!(crate::bindings::exports::tool);
 /// The guest component, built for `wasm32-wasip2` by `build.rs`.
 pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/write_tool_guest.wasm"));
 
+/// [`COMPONENT`]'s key in the compile cache, hashed by `build.rs` the way
+/// `cache.rs` hashes any other component: hashing it at every start was 5%
+/// of a one-shot process (BENCHMARKS.md, "Start-up").
+const COMPONENT_KEY: u64 = match u64::from_str_radix(env!("WRITE_TOOL_COMPONENT_KEY"), 10) {
+    Ok(key) => key,
+    Err(_) => panic!("build.rs sets WRITE_TOOL_COMPONENT_KEY to a number"),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
