@@ -55,13 +55,16 @@ fn run() -> Result<(), String> {
     println!("cargo:rerun-if-changed={}", wit.display());
     let documented = with_package_docs(bytes, &wit)?;
     // The compile cache's key for this component, hashed here once rather
-    // than at every start of the binary (`host/src/cache.rs`).
+    // than at every start of the binary (`host/src/cache.rs`). It goes in a
+    // file, not `cargo:rustc-env`: cargo also sets that variable in the
+    // processes `cargo test` runs, and hosts that hand their environment to
+    // the component (jco's preview2-shim) would pass it on, where the guest
+    // refuses unknown `WRITE_TOOL_*` settings.
     let mut key = std::hash::DefaultHasher::new();
     std::hash::Hash::hash(documented.as_slice(), &mut key);
-    println!(
-        "cargo:rustc-env=WRITE_TOOL_COMPONENT_KEY={}",
-        std::hash::Hasher::finish(&key)
-    );
+    let key_file = out_dir.join("component_key");
+    fs::write(&key_file, format!("{}u64", std::hash::Hasher::finish(&key)))
+        .map_err(|e| format!("cannot write {}: {e}", key_file.display()))?;
     fs::write(&embedded, documented)
         .map_err(|e| format!("cannot write {}: {e}", embedded.display()))?;
     Ok(())

@@ -86,10 +86,7 @@ pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/write_too
 /// [`COMPONENT`]'s key in the compile cache, hashed by `build.rs` the way
 /// `cache.rs` hashes any other component: hashing it at every start was 5%
 /// of a one-shot process (BENCHMARKS.md, "Start-up").
-const COMPONENT_KEY: u64 = match u64::from_str_radix(env!("WRITE_TOOL_COMPONENT_KEY"), 10) {
-    Ok(key) => key,
-    Err(_) => panic!("build.rs sets WRITE_TOOL_COMPONENT_KEY to a number"),
-};
+const COMPONENT_KEY: u64 = include!(concat!(env!("OUT_DIR"), "/component_key"));
 
 #[cfg(test)]
 mod tests {
