@@ -1,16 +1,13 @@
-//! The engine every call runs on, and the clock that bounds each call.
+//! The engine every call runs on, and the watchdog that bounds each call's
+//! time.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use wasmtime::Engine;
+use wasmtime::{Engine, EngineWeak, Store, UpdateDeadline};
 
 use crate::Options;
-
-/// How often the epoch advances; the time bound is counted in these ticks.
-pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// The engine for `options`: epoch interruption (the time bound), and a
 /// pooling allocator sized for `options.max_concurrent_calls` instances
@@ -47,45 +44,143 @@ pub(crate) fn engine(options: &Options) -> wasmtime::Result<Engine> {
     Engine::new(&config)
 }
 
-/// Advances the engine's epoch every [`EPOCH_TICK`] until dropped. The
-/// thread holds only a weak reference to the engine.
+/// Stops calls that run past their time bound, without waking while they
+/// run within it.
+///
+/// Each call's store has an epoch deadline one tick away and a callback
+/// that compares the clock with the call's own deadline. One thread sleeps
+/// until the earliest deadline of the calls in flight and then advances the
+/// epoch once: the call that is due traps, any other call's callback finds
+/// its own deadline ahead and goes on. A ticker advancing the epoch every
+/// few milliseconds would wake a hundred times a second, idle or not, and
+/// compete for a CPU with the calls it watches.
 #[derive(Debug)]
-pub(crate) struct Ticker {
-    stop: Arc<AtomicBool>,
+pub(crate) struct Watchdog {
+    shared: Arc<Shared>,
 }
 
-impl Ticker {
-    pub(crate) fn start(engine: &Engine) -> Ticker {
-        let stop = Arc::new(AtomicBool::new(false));
+#[derive(Debug, Default)]
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// The calls in flight that are not yet due: (id, deadline).
+    deadlines: Vec<(u64, Instant)>,
+    next_id: u64,
+    /// When the thread next looks, if it sleeps.
+    wakes_at: Option<Instant>,
+    stopped: bool,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent whatever panicked while holding it.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Watchdog {
+    /// The watchdog of `engine`'s calls, each bounded by `timeout`.
+    pub(crate) fn start(engine: &Engine, timeout: Duration) -> Watchdog {
+        let shared = Arc::new(Shared::default());
         let weak = engine.weak();
-        let flag = Arc::clone(&stop);
+        let watched = Arc::clone(&shared);
         let spawned = thread::Builder::new()
-            .name("write-tool-epoch".into())
-            .spawn(move || {
-                while !flag.load(Ordering::Relaxed) {
-                    thread::sleep(EPOCH_TICK);
-                    match weak.upgrade() {
-                        Some(engine) => engine.increment_epoch(),
-                        None => break,
-                    }
-                }
-            });
+            .name("write-tool-deadline".into())
+            .spawn(move || watch(&watched, &weak, timeout));
         if spawned.is_err() {
-            // Without a ticker the deadline never arrives; calls still run.
-            stop.store(true, Ordering::Relaxed);
+            // Without the thread no deadline arrives; calls still run.
+            shared.lock().stopped = true;
         }
-        Ticker { stop }
+        Watchdog { shared }
+    }
+
+    /// Sets `store` up to trap once `timeout` has passed from now; the call
+    /// is watched until the returned guard is dropped.
+    pub(crate) fn arm<T>(&self, store: &mut Store<T>, timeout: Duration) -> Option<Armed> {
+        store.set_epoch_deadline(1);
+        let Some(deadline) = Instant::now().checked_add(timeout) else {
+            store.epoch_deadline_callback(|_| Ok(UpdateDeadline::Continue(1)));
+            return None;
+        };
+        store.epoch_deadline_callback(move |_| {
+            if Instant::now() >= deadline {
+                Ok(UpdateDeadline::Interrupt)
+            } else {
+                Ok(UpdateDeadline::Continue(1))
+            }
+        });
+        let mut state = self.shared.lock();
+        let id = state.next_id;
+        state.next_id += 1;
+        state.deadlines.push((id, deadline));
+        // Deadlines are `timeout` after their call starts and the thread
+        // never sleeps longer than `timeout`, so this only wakes it for a
+        // deadline sooner than it planned to look (a clock step).
+        if state.wakes_at.is_some_and(|at| deadline < at) {
+            self.shared.changed.notify_one();
+        }
+        Some(Armed {
+            shared: Arc::clone(&self.shared),
+            id,
+        })
     }
 }
 
-impl Drop for Ticker {
+impl Drop for Watchdog {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.shared.lock().stopped = true;
+        self.shared.changed.notify_one();
     }
 }
 
-/// The epoch deadline, in ticks, for a call bounded by `timeout`.
-pub(crate) fn deadline_ticks(timeout: Duration) -> u64 {
-    let ticks = timeout.as_nanos().div_ceil(EPOCH_TICK.as_nanos());
-    u64::try_from(ticks).unwrap_or(u64::MAX).max(1)
+/// The watchdog thread: advance the epoch whenever a deadline passes.
+fn watch(shared: &Shared, engine: &EngineWeak, timeout: Duration) {
+    let mut state = shared.lock();
+    while !state.stopped {
+        let now = Instant::now();
+        let watched = state.deadlines.len();
+        state.deadlines.retain(|&(_, deadline)| deadline > now);
+        if state.deadlines.len() < watched {
+            match engine.upgrade() {
+                Some(engine) => engine.increment_epoch(),
+                None => break,
+            }
+        }
+        // Until the next deadline; with none, for `timeout`, which no
+        // deadline armed from now on can come before.
+        let sleep = state
+            .deadlines
+            .iter()
+            .map(|&(_, deadline)| deadline - now)
+            .min()
+            .unwrap_or(timeout);
+        state.wakes_at = now.checked_add(sleep);
+        state = match shared.changed.wait_timeout(state, sleep) {
+            Ok((state, _)) => state,
+            Err(poisoned) => poisoned.into_inner().0,
+        };
+        state.wakes_at = None;
+    }
+}
+
+/// A call the [`Watchdog`] watches; dropping it ends the watch.
+#[derive(Debug)]
+pub(crate) struct Armed {
+    shared: Arc<Shared>,
+    id: u64,
+}
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        // No wake-up: if this was the deadline the thread sleeps towards,
+        // it wakes then, finds nothing due and sleeps on.
+        self.shared
+            .lock()
+            .deadlines
+            .retain(|&(id, _)| id != self.id);
+    }
 }

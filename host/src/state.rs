@@ -1,15 +1,19 @@
-//! What each call's `Store` holds: the WASI context, the resource table and
-//! the memory limiter.
+//! What each call's `Store` holds: the WASI context, the resource table,
+//! the memory limiter and the watch on the call's time bound.
 
 use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::engine::Armed;
 
 /// Per-call store data.
 pub(crate) struct HostState {
     pub(crate) wasi: WasiCtx,
     pub(crate) table: ResourceTable,
     pub(crate) limits: MemoryLimit,
+    /// Watches the call's time bound while the store lives.
+    pub(crate) deadline: Option<Armed>,
 }
 
 impl WasiView for HostState {

@@ -13,7 +13,7 @@ use write_tool_wire::{Envelope, ErrorCode, echo, messages};
 use crate::bindings::WriteToolPre;
 use crate::bindings::exports::tool::{Envelope as Typed, Guest};
 use crate::cache::Load;
-use crate::engine::{Ticker, deadline_ticks, engine};
+use crate::engine::{Watchdog, engine};
 use crate::failure::Failure;
 use crate::outcome::Outcome;
 use crate::sandbox::ModeSnapshot;
@@ -29,7 +29,7 @@ pub struct WriteTool {
     /// The options the guest reads, as the environment variables that
     /// carry them (`docs/contract.md#host-config`).
     env: Vec<(&'static str, String)>,
-    _ticker: Ticker,
+    watchdog: Watchdog,
     sweeps: Sweeps,
 }
 
@@ -76,7 +76,7 @@ impl WriteTool {
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         let pre = WriteToolPre::new(linker.instantiate_pre(&component)?)?;
         let tool = WriteTool {
-            _ticker: Ticker::start(&engine),
+            watchdog: Watchdog::start(&engine, options.timeout),
             pre,
             env: settings_of(&options).to_env(),
             options,
@@ -226,11 +226,11 @@ impl WriteTool {
                     max_bytes: self.options.memory_limit_bytes,
                     hit: false,
                 },
+                deadline: None,
             },
         );
         store.limiter(|state| &mut state.limits);
-        store.set_epoch_deadline(deadline_ticks(self.options.timeout));
-        store.epoch_deadline_trap();
+        store.data_mut().deadline = self.watchdog.arm(&mut store, self.options.timeout);
         store
     }
 

@@ -160,6 +160,46 @@ fn a_call_over_its_time_bound_is_stopped_and_the_host_goes_on() {
     .assert_status("success");
 }
 
+/// Each call is stopped at its own deadline: the moment one call is due,
+/// calls running alongside it, started later, go on.
+#[test]
+fn a_call_stopped_by_its_time_bound_leaves_the_calls_alongside_it_running() {
+    let p = Project::new();
+    let (old, new) = hard_to_diff();
+    p.write("slow.txt", &old);
+    let bounded = tool_with(Options {
+        timeout: Duration::from_millis(300),
+        diff_timeout: Duration::from_secs(3600),
+        ..options()
+    });
+    let slow_done = std::sync::atomic::AtomicBool::new(false);
+    let quick = std::thread::scope(|s| {
+        let quick = s.spawn(|| {
+            let mut answered = 0;
+            while !slow_done.load(std::sync::atomic::Ordering::Relaxed) {
+                let content = format!("call {answered}\n").repeat(10);
+                call(
+                    &bounded,
+                    &p,
+                    json!({"path": "quick.txt", "content": content}),
+                )
+                .assert_status("success");
+                answered += 1;
+            }
+            answered
+        });
+        // Three deadlines pass while quick calls are under way.
+        for _ in 0..3 {
+            call(&bounded, &p, json!({"path": "slow.txt", "content": new}))
+                .assert_error("EXECUTION_ERROR");
+        }
+        slow_done.store(true, std::sync::atomic::Ordering::Relaxed);
+        quick.join().expect("quick calls")
+    });
+    assert!(quick > 0);
+    assert_eq!(p.read_string("slow.txt"), old);
+}
+
 /// The deadline bounds the diff's time: under a wall-time bound the exact
 /// diff cannot meet, the same call with a diff deadline ends in time, with
 /// a correct but coarser diff (`diff_truncated` set).

@@ -12,7 +12,6 @@ use serde_json::{Value, json};
 use crate::{assert_usage_error, bin_str, envelope, root_arg, run};
 use write_tool_test_support::temp_files;
 
-/// Names of the tool's temp files in `dir` (not recursive).
 /// A `write-tool serve` process with line-oriented access.
 struct Server {
     child: Child,
@@ -450,5 +449,75 @@ fn serve_memory_stays_flat() {
     assert!(
         late <= early + 16 * 1024,
         "RSS grew from {early} KiB to {late} KiB over {calls} calls"
+    );
+}
+
+/// Context switches of each thread of process `pid` but `pid`'s main
+/// thread: (thread id, name, voluntary + involuntary).
+#[cfg(target_os = "linux")]
+fn other_threads(pid: u32) -> Vec<(String, String, u64)> {
+    let tasks = fs::read_dir(format!("/proc/{pid}/task")).expect("proc tasks");
+    let mut threads = Vec::new();
+    for task in tasks {
+        let tid = task
+            .expect("task")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if tid == pid.to_string() {
+            continue;
+        }
+        let Ok(status) = fs::read_to_string(format!("/proc/{pid}/task/{tid}/status")) else {
+            continue; // ended meanwhile
+        };
+        let field = |key: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(str::trim)
+        };
+        let switches = ["voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"]
+            .iter()
+            .filter_map(|key| field(key)?.parse::<u64>().ok())
+            .sum();
+        threads.push((tid, field("Name:").unwrap_or("").to_owned(), switches));
+    }
+    threads
+}
+
+/// While `serve` answers, no other thread of it runs: the time bound's
+/// watchdog sleeps until a call is due, so a busy machine's CPUs go to the
+/// calls (BENCHMARKS.md, "Steadiness").
+#[cfg(target_os = "linux")]
+#[test]
+fn serve_wakes_no_other_thread_while_it_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let mut server = Server::start(&["--root", &root]);
+    let request = |i: usize| json!({"path": "a.txt", "content": format!("call {i}\n").repeat(200)});
+    // The first call starts what starts lazily (WASI's runtime).
+    assert_ne!(server.call(&request(0))["status"], "error");
+    let pid = server.child.id();
+    let before = other_threads(pid);
+    let start = Instant::now();
+    for i in 1..=60 {
+        assert_ne!(server.call(&request(i))["status"], "error");
+    }
+    let took = start.elapsed();
+    let after = other_threads(pid);
+    let mut total = 0;
+    let mut woke = Vec::new();
+    for (tid, name, n) in &after {
+        let was = before.iter().find(|(t, _, _)| t == tid).map_or(0, |b| b.2);
+        if *n > was {
+            total += n - was;
+            woke.push(format!("{name} ({tid}): {}", n - was));
+        }
+    }
+    // One switch is allowed: the watchdog looks once per time bound (30 s)
+    // even when nothing is due, and that moment may fall in here.
+    assert!(
+        total <= 1,
+        "other threads ran during 60 calls ({took:?}), context switches: {woke:?}"
     );
 }
