@@ -16,9 +16,10 @@ mod ops;
 mod preflight;
 mod render;
 
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use similar::DiffTag;
+use similar::{DiffOp, DiffTag};
 
 use lines::lines;
 pub(crate) use lines::same_bytes;
@@ -119,14 +120,78 @@ pub struct DiffSummary {
 /// The most placeholder lines one diff reports.
 pub const MAX_PLACEHOLDERS: usize = 5;
 
+/// A run of lines the diff found in both texts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// The lines' numbers in the old text, from 0.
+    pub old_lines: Range<usize>,
+    /// Where they are in the new text, in bytes.
+    pub new_bytes: Range<usize>,
+}
+
 /// Diff `old` against `new` for the file at root-relative `path`.
 pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummary {
+    diff_keeping(old, new, path, limits).0
+}
+
+/// The lines a diff keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keeping {
+    /// The runs of kept lines, in order.
+    pub runs: Vec<Kept>,
+    /// How many lines the old text has.
+    pub old_line_count: usize,
+}
+
+/// [`diff`], and the lines it keeps: what a writer that re-encodes the new
+/// text can copy from the old file instead.
+pub fn diff_keeping(
+    old: &str,
+    new: &str,
+    path: &str,
+    limits: &DiffLimits,
+) -> (DiffSummary, Keeping) {
     let allowed = limits.time_for(old.len().saturating_add(new.len()));
     let deadline = Instant::now().checked_add(allowed);
     let old_lines = lines(old);
     let new_lines = lines(new);
     let ops = line_ops(&old_lines, &new_lines, deadline);
+    let kept = Keeping {
+        runs: kept_runs(&ops, &new_lines, new),
+        old_line_count: old_lines.len(),
+    };
+    (
+        summary(ops, &old_lines, &new_lines, path, limits, deadline),
+        kept,
+    )
+}
 
+/// The equal runs of `ops`, with the new side in bytes of `new`, which
+/// `new_lines` split.
+fn kept_runs(ops: &[DiffOp], new_lines: &[&str], new: &str) -> Vec<Kept> {
+    let offset = |line: &str| line.as_ptr() as usize - new.as_ptr() as usize;
+    ops.iter()
+        .filter(|op| op.tag() == DiffTag::Equal && !op.new_range().is_empty())
+        .map(|op| {
+            let (first, last) = (op.new_range().start, op.new_range().end - 1);
+            Kept {
+                old_lines: op.old_range(),
+                new_bytes: offset(new_lines[first])
+                    ..offset(new_lines[last]) + new_lines[last].len(),
+            }
+        })
+        .collect()
+}
+
+/// The counts, placeholders and preview of `ops`.
+fn summary(
+    ops: Vec<DiffOp>,
+    old_lines: &[&str],
+    new_lines: &[&str],
+    path: &str,
+    limits: &DiffLimits,
+    deadline: Option<Instant>,
+) -> DiffSummary {
     let (mut lines_added, mut lines_removed) = (0u64, 0u64);
     for op in &ops {
         let (tag, old_range, new_range) = op.as_tag_tuple();
@@ -166,7 +231,7 @@ pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummar
         }
     }
 
-    let (preview, truncated) = render::unified(ops, &old_lines, &new_lines, path, limits);
+    let (preview, truncated) = render::unified(ops, old_lines, new_lines, path, limits);
     DiffSummary {
         preview,
         truncated,

@@ -181,20 +181,45 @@ fn execute(
         None => Cow::Borrowed(body),
     };
     let endings_converted = matches!(new_text, Cow::Owned(_));
-    let new = format::encode(&new_text, encoding).map_err(|e| ToolError::unencodable(&e))?;
-
-    let unchanged = existing.is_some() && diff::same_bytes(old_bytes, &new);
     let split_links = existing.as_ref().is_some_and(|e| e.link_count > 1);
-    let diff = if unchanged {
-        DiffSummary::default()
-    } else {
-        // The old file has other names, perhaps outside the root: what it
-        // held is not the caller's to read.
-        let limits = DiffLimits {
-            withhold_old_lines: split_links,
-            ..config.diff
-        };
-        diff::diff(&old.text, &new_text, &display, &limits)
+    // The old file has other names, perhaps outside the root: what it held
+    // is not the caller's to read.
+    let limits = DiffLimits {
+        withhold_old_lines: split_links,
+        ..config.diff
+    };
+    let line_by_line = format::line_by_line(encoding).filter(|_| keep);
+    let (new, unchanged, diff) = match line_by_line {
+        // A legacy encoding: the diff first, then only the lines it does
+        // not keep are encoded; the kept ones are the old file's bytes.
+        Some(codec) if !diff::same_bytes(old.text.as_bytes(), new_text.as_bytes()) => {
+            let (diff, kept) = diff::diff_keeping(&old.text, &new_text, &display, &limits);
+            let new = match format::encode_keeping(&new_text, codec, old_bytes, &kept) {
+                Some(encoded) => Cow::Owned(encoded.map_err(|e| ToolError::unencodable(&e))?),
+                None => {
+                    format::encode(&new_text, encoding).map_err(|e| ToolError::unencodable(&e))?
+                }
+            };
+            // Different text can encode to the same bytes (Shift_JIS
+            // writes U+00A5 as the byte of `\`): the file stays as it is.
+            if diff::same_bytes(old_bytes, &new) {
+                (new, true, DiffSummary::default())
+            } else {
+                (new, false, diff)
+            }
+        }
+        Some(_) => (Cow::Borrowed(old_bytes), true, DiffSummary::default()),
+        None => {
+            let new =
+                format::encode(&new_text, encoding).map_err(|e| ToolError::unencodable(&e))?;
+            let unchanged = existing.is_some() && diff::same_bytes(old_bytes, &new);
+            let diff = if unchanged {
+                DiffSummary::default()
+            } else {
+                diff::diff(&old.text, &new_text, &display, &limits)
+            };
+            (new, unchanged, diff)
+        }
     };
     if config.refuse_placeholders
         && let Some((line, text)) = diff.placeholders.first()
