@@ -102,19 +102,63 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
             (TextEncoding::Legacy(guess), bytes)
         }
     };
-    let codec = match encoding {
-        TextEncoding::Utf16Le => UTF_16LE,
-        TextEncoding::Utf16Be => UTF_16BE,
-        TextEncoding::Legacy(codec) => codec,
+    let text = match encoding {
+        TextEncoding::Utf16Le => decode_utf16(body, true),
+        TextEncoding::Utf16Be => decode_utf16(body, false),
+        TextEncoding::Legacy(codec) => codec
+            .decode_without_bom_handling_and_without_replacement(body)
+            .map(Cow::into_owned),
         TextEncoding::Utf8 { .. } => unreachable!("UTF-8 was decoded above"),
     };
-    match codec.decode_without_bom_handling_and_without_replacement(body) {
+    match text {
         Some(text) => Decoded {
-            text: Cow::Owned(text.into_owned()),
+            text: Cow::Owned(text),
             encoding: Some(encoding),
         },
         None => not_text(bytes),
     }
+}
+
+/// `bytes` (UTF-16 after its mark) as text; `None` when they are not
+/// UTF-16 (an odd length, a lone surrogate).
+///
+/// A piece at a time through `encoding_rs`'s `mem` converters, whose ASCII
+/// path takes a word at a time; its UTF-16 decoder takes a byte at a time.
+fn decode_utf16(bytes: &[u8], little: bool) -> Option<String> {
+    let (pairs, []) = bytes.as_chunks::<2>() else {
+        return None;
+    };
+    let unit = |pair: &[u8; 2]| {
+        if little {
+            u16::from_le_bytes(*pair)
+        } else {
+            u16::from_be_bytes(*pair)
+        }
+    };
+    let mut text = String::with_capacity(pairs.len());
+    let mut units = [0u16; UTF16_PIECE];
+    // Room for a piece at the most UTF-8 bytes a unit makes.
+    let mut piece_text = "\0".repeat(3 * UTF16_PIECE);
+    let mut rest = pairs;
+    while !rest.is_empty() {
+        let mut len = rest.len().min(UTF16_PIECE);
+        // A surrogate pair is never split between pieces.
+        if len < rest.len() && (0xD800..0xDC00).contains(&unit(&rest[len - 1])) {
+            len -= 1;
+        }
+        let (piece, tail) = rest.split_at(len);
+        for (unit_slot, pair) in units.iter_mut().zip(piece) {
+            *unit_slot = unit(pair);
+        }
+        let units = &units[..len];
+        if encoding_rs::mem::utf16_valid_up_to(units) != len {
+            return None;
+        }
+        let written = encoding_rs::mem::convert_utf16_to_str(units, &mut piece_text);
+        text.push_str(&piece_text[..written]);
+        rest = tail;
+    }
+    Some(text)
 }
 
 /// How much the detector reads at most: it costs time in proportion to
@@ -750,6 +794,56 @@ mod tests {
         let (_, kept) = crate::diff::diff_keeping(&text, new, "f", &limits);
         encode_keeping(new, LineCodec::Legacy(codec), old, &kept)
             .expect("the old bytes split like the text")
+    }
+
+    #[test]
+    fn utf16_decodes_as_encoding_rs_does_across_pieces() {
+        // A surrogate pair at every position around the pieces' boundary,
+        // in both byte orders, against encoding_rs's own decoder.
+        for before in UTF16_PIECE - 3..UTF16_PIECE + 2 {
+            let text = format!("{}\u{1F600}é\n", "a".repeat(before));
+            for (encoding, codec) in [
+                (TextEncoding::Utf16Le, UTF_16LE),
+                (TextEncoding::Utf16Be, UTF_16BE),
+            ] {
+                let bytes = encode(&text, encoding).unwrap();
+                let little = encoding == TextEncoding::Utf16Le;
+                let expected = codec
+                    .decode_without_bom_handling_and_without_replacement(&bytes[2..])
+                    .unwrap();
+                assert_eq!(decode_utf16(&bytes[2..], little).unwrap(), expected);
+            }
+        }
+        // Not UTF-16: an odd length, a lone high or low surrogate anywhere.
+        assert_eq!(decode_utf16(b"a\0b", true), None);
+        for units in [
+            &[0x61, 0xD83D][..],
+            &[0xD83D, 0x61],
+            &[0xDE00, 0x61],
+            &[0x61, 0xDE00],
+        ] {
+            let mut bytes: Vec<u8> = units.iter().flat_map(|u: &u16| u.to_le_bytes()).collect();
+            assert_eq!(decode_utf16(&bytes, true), None, "{units:x?}");
+            // The same past the first piece.
+            bytes.splice(
+                0..0,
+                "a".repeat(UTF16_PIECE)
+                    .encode_utf16()
+                    .flat_map(u16::to_le_bytes),
+            );
+            assert_eq!(decode_utf16(&bytes, true), None, "{units:x?} after a piece");
+        }
+        let mut bytes = vec![0xFF, 0xFE];
+        bytes.extend(
+            "a".repeat(UTF16_PIECE - 1)
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        );
+        bytes.extend(0xD83D_u16.to_le_bytes());
+        assert!(
+            decode(&bytes).encoding.is_none(),
+            "a lone surrogate at the end"
+        );
     }
 
     #[test]
