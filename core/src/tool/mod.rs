@@ -190,8 +190,9 @@ fn execute(
     };
     let line_by_line = format::line_by_line(encoding).filter(|_| keep);
     let (new, unchanged, diff) = match line_by_line {
-        // A legacy encoding: the diff first, then only the lines it does
-        // not keep are encoded; the kept ones are the old file's bytes.
+        // A legacy encoding or UTF-16: the diff first, then only the lines
+        // it does not keep are encoded; the kept ones are the old file's
+        // bytes (`docs/contract.md#format`).
         Some(codec) if !diff::same_bytes(old.text.as_bytes(), new_text.as_bytes()) => {
             let (diff, kept) = diff::diff_keeping(&old.text, &new_text, &display, &limits);
             let new = match format::encode_keeping(&new_text, codec, old_bytes, &kept) {
