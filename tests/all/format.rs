@@ -252,6 +252,45 @@ fn a_legacy_encoding_is_detected_kept_and_refused_where_the_content_does_not_fit
     }
 }
 
+/// Lines the content leaves as they were keep their bytes, even where
+/// encoding their text again would give other bytes: Shift_JIS has two
+/// codes for U+2170 (`EE EF` and `FA 40`), and its encoder writes `FA 40`.
+#[test]
+fn unchanged_lines_of_a_legacy_file_keep_their_exact_bytes() {
+    let p = Project::new();
+    let sjis = encoding_rs::SHIFT_JIS;
+    let japanese = "日本語のテキストです。これは文字コードの検出に使う行です。\n".repeat(8);
+    let mut old = sjis.encode(&japanese).0.into_owned();
+    old.extend_from_slice(b"\x8d\x80\x96\xda\xEE\xEF\n"); // "項目ⅰ" with the NEC code
+    old.extend_from_slice(&sjis.encode("最後の行です。\n").0);
+    fs::write(p.path("jp.txt"), &old).unwrap();
+    let text = sjis.decode_without_bom_handling(&old).0.into_owned();
+    assert!(text.contains("項目\u{2170}\n"), "{text}");
+
+    // The same text: nothing to write, although encoding it gives other
+    // bytes.
+    let env = update(&p, "jp.txt", &text);
+    env.assert_status("success");
+    assert_eq!(env.data().encoding, "shift_jis");
+    assert_eq!(env.stats.bytes_written, Some(0), "{}", env.text);
+    assert_eq!(p.read("jp.txt"), old);
+
+    // Another line changed: only that line is encoded again.
+    let env = update(
+        &p,
+        "jp.txt",
+        &text.replace("最後の行です。", "最後の行でした。"),
+    );
+    env.assert_status("success");
+    let mut expected = old.clone();
+    let last = sjis.encode("最後の行です。\n").0;
+    expected.truncate(old.len() - last.len());
+    expected.extend_from_slice(&sjis.encode("最後の行でした。\n").0);
+    assert_eq!(p.read("jp.txt"), expected);
+    let (_, _, _, added, removed) = env.stats.numbers();
+    assert_eq!((added, removed), (1, 1));
+}
+
 #[test]
 fn a_binary_old_file_is_replaced_by_the_content_as_utf8() {
     let p = Project::new();
