@@ -170,17 +170,26 @@ const DETECTION_BYTES: usize = 16 << 10;
 const DETECTION_NON_ASCII: usize = 256;
 
 /// How far before a line's first non-ASCII byte the detector starts
-/// reading a long line.
+/// reading, at most.
 const DETECTION_CONTEXT: usize = 256;
+
+/// Whether `byte` ends a word for the detector: a space, a digit or
+/// punctuation. No encoding it knows uses such a byte inside a double-byte
+/// character, so a piece may start after one or end with one.
+fn word_break(byte: u8) -> bool {
+    byte < 0x40
+}
 
 /// The legacy encoding `bytes` (not UTF-8) are most likely in.
 ///
 /// The detector reads only the lines that hold non-ASCII bytes, wherever
-/// they are in the file: pairs of ASCII bytes tell it nothing, so a file of
-/// code with a few accented comments is judged on all of them rather than
-/// on the first few. Pieces end at a line break or, in a line cut short,
-/// after a byte below 0x40, which no encoding it knows uses inside a
-/// double-byte character.
+/// they are in the file, and of each such line only the words from the
+/// first non-ASCII byte's to the last one's: pairs of ASCII bytes tell it
+/// nothing (it scores a pair only when one byte is not ASCII, and starts
+/// each word afresh), so a file of code with a few accented comments is
+/// judged on all of them rather than on the first few, and the ASCII rest
+/// of a line costs no time. A piece cut short by [`DETECTION_BYTES`] ends
+/// after a word break.
 fn detect(bytes: &[u8]) -> &'static Encoding {
     let mut detector = chardetng::EncodingDetector::new();
     let (mut fed, mut non_ascii, mut at) = (0, 0, 0);
@@ -192,16 +201,29 @@ fn detect(bytes: &[u8]) -> &'static Encoding {
             break;
         }
         let line_start = memchr::memrchr(b'\n', &bytes[at..hit]).map_or(at, |i| at + i + 1);
-        let start = line_start.max(hit.saturating_sub(DETECTION_CONTEXT));
+        let word_start = bytes[line_start..hit]
+            .iter()
+            .rposition(|&b| word_break(b))
+            .map_or(line_start, |i| line_start + i + 1);
+        let start = word_start.max(hit.saturating_sub(DETECTION_CONTEXT));
         let line_end = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i + 1);
-        let mut end = line_end.min(start + (DETECTION_BYTES - fed));
+        let last = hit
+            + bytes[hit..line_end]
+                .iter()
+                .rposition(|b| !b.is_ascii())
+                .expect("the byte at `hit` is not ASCII");
+        let word_end = bytes[last..line_end]
+            .iter()
+            .position(|&b| word_break(b))
+            .map_or(line_end, |i| last + i + 1);
+        let mut end = word_end.min(start + (DETECTION_BYTES - fed));
         if end <= hit {
             break;
         }
-        if end < line_end {
+        if end < word_end {
             end = bytes[hit..end]
                 .iter()
-                .rposition(|&b| b < 0x40)
+                .rposition(|&b| word_break(b))
                 .map_or(end, |i| hit + i + 1);
         }
         let piece = &bytes[start..end];
@@ -741,6 +763,23 @@ mod tests {
             assert_eq!(decoded.encoding, Some(TextEncoding::Legacy(detected)));
             assert_eq!(decoded.text, text);
         }
+    }
+
+    #[test]
+    fn detection_reads_the_words_around_non_ascii_bytes_not_whole_lines() {
+        // Long lines of code, each with one copyright sign in the middle,
+        // then Russian comments: whole lines would spend the detector's
+        // budget on the ASCII around the signs before the comments.
+        let mut text = String::new();
+        for _ in 0..40 {
+            text.push_str(&format!("{} \u{a9} {}\n", "x".repeat(600), "y".repeat(600)));
+        }
+        assert!(text.len() > 2 * DETECTION_BYTES);
+        for _ in 0..10 {
+            text.push_str("// \u{41f}\u{440}\u{438}\u{432}\u{435}\u{442}, \u{43c}\u{438}\u{440}: \u{44d}\u{442}\u{43e} \u{43f}\u{440}\u{43e}\u{432}\u{435}\u{440}\u{43a}\u{430}\n");
+        }
+        let bytes = legacy(&text, encoding_rs::WINDOWS_1251);
+        assert_eq!(detect(&bytes), encoding_rs::WINDOWS_1251);
     }
 
     #[test]
