@@ -77,8 +77,11 @@ pub struct Decoded<'a> {
 /// Read `bytes` as text in the encoding they were written in.
 pub fn decode(bytes: &[u8]) -> Decoded<'_> {
     // The common case first: plain UTF-8 (simdutf8: WebAssembly SIMD in
-    // the component, BENCHMARKS.md item 13).
-    if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+    // the component, BENCHMARKS.md item 13). It reads the whole file before
+    // it answers, so a file whose start shows it is not UTF-8 skips it.
+    if !visibly_not_utf8(bytes)
+        && let Ok(text) = simdutf8::basic::from_utf8(bytes)
+    {
         return match text.strip_prefix(BOM_CHAR) {
             Some(rest) => Decoded {
                 text: Cow::Borrowed(rest),
@@ -117,6 +120,17 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
         },
         None => not_text(bytes),
     }
+}
+
+/// Whether the start of `bytes` shows they are not UTF-8: the first
+/// non-ASCII byte in the first 4 KiB starts no valid UTF-8 sequence (a
+/// UTF-16 mark, `FF FE` or `FE FF`, is such a byte; so is an accented
+/// letter in most legacy encodings). `false` says nothing.
+fn visibly_not_utf8(bytes: &[u8]) -> bool {
+    const HEAD: usize = 4096;
+    let first = Encoding::ascii_valid_up_to(&bytes[..bytes.len().min(HEAD)]);
+    let character = &bytes[first..bytes.len().min(first + 4)];
+    matches!(std::str::from_utf8(character), Err(e) if e.valid_up_to() == 0 && e.error_len().is_some())
 }
 
 /// `bytes` (UTF-16 after its mark) as text; `None` when they are not
@@ -849,6 +863,38 @@ mod tests {
                 proptest::prop_assert_eq!(any_utf8_pair(leads, nexts), naive);
             }
         }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn visibly_not_utf8_only_for_what_is_not_utf8(
+            head in proptest::collection::vec(
+                proptest::sample::select(vec![b'a', b'\n', 0x80, 0xA9, 0xC3, 0xE2, 0xF0, 0xFE, 0xFF]),
+                0..12,
+            ),
+            ascii in 0..4200usize,
+        ) {
+            let mut bytes = vec![b'a'; ascii];
+            bytes.extend_from_slice(&head);
+            if visibly_not_utf8(&bytes) {
+                proptest::prop_assert!(std::str::from_utf8(&bytes).is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn what_starts_visibly_not_utf8() {
+        assert!(visibly_not_utf8(b"\xFF\xFEa\0"));
+        assert!(visibly_not_utf8(b"\xFE\xFF\0a"));
+        assert!(visibly_not_utf8(b"caf\xE9 cr\xE8me\n"));
+        assert!(!visibly_not_utf8(b"caf\xC3\xA9 \xF0\x9F\x98\x80 \xFF"));
+        assert!(!visibly_not_utf8(b""));
+        assert!(!visibly_not_utf8(b"caf\xC3"));
+        let mut late = vec![b'a'; 5000];
+        late.extend_from_slice(b"\xE9t\n");
+        assert!(!visibly_not_utf8(&late));
+        late.drain(..1000);
+        assert!(visibly_not_utf8(&late));
     }
 
     #[test]
