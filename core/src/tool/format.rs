@@ -243,7 +243,7 @@ fn detect(bytes: &[u8]) -> &'static Encoding {
         let piece = &bytes[start..end];
         detector.feed(piece, false);
         fed += piece.len();
-        non_ascii += piece.iter().filter(|b| !b.is_ascii()).count();
+        non_ascii += count_non_ascii(piece);
         at = line_end;
     }
     detector.feed(&[], true);
