@@ -1,33 +1,134 @@
-//! Error codes and the one constructor per failure.
+//! The one constructor per failure, and what kind of failure each is.
 //!
-//! Every failure the tool can report is built here, so that each code keeps
-//! one wording and messages never carry anything learnt about paths outside
-//! the root.
+//! Every failure the tool can report is built here, so that each keeps one
+//! wording and messages never carry anything learnt about paths outside
+//! the root. Code decides by [`ErrorKind`], never by a message; the wire
+//! code ([`ErrorCode`]) follows from the kind.
+//!
+//! The module is a leaf: it imports nothing from the rest of the crate, so
+//! that every other module can build its errors here without a circle.
 
 use std::fmt;
 use std::io;
 
-use write_tool_wire::Envelope;
 pub use write_tool_wire::ErrorCode;
+use write_tool_wire::{Envelope, messages};
 
-/// A failure of one tool call: a code and the message shown to the caller.
+/// What went wrong, for code that decides by it (as [`io::ErrorKind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A parameter is missing, of the wrong type or malformed.
+    InvalidParam,
+    /// The request is no shape of tool call the tool knows.
+    UnknownShape,
+    /// The content is empty and the host does not allow it.
+    EmptyContent,
+    /// The content is over the host's limit.
+    ContentTooLarge,
+    /// An absolute path given to a tool that takes relative ones.
+    AbsolutePath,
+    /// The path climbs above the root or leads outside it.
+    OutsideRoot,
+    /// `write_file`: the path is in none of the allowed directories.
+    NotAllowed,
+    /// Too many links, or a cycle.
+    LinkLoop,
+    /// The resolved path is protected.
+    Protected,
+    /// The operating system refused the change, inside the root.
+    OsRefused,
+    /// The host made the root read-only.
+    ReadOnlyRoot,
+    /// The target is a FIFO, socket, device or similar.
+    NotRegularFile,
+    /// The target is a directory.
+    IsDirectory,
+    /// The path ends in `/` and names nothing, or a file.
+    TrailingSlash,
+    /// A parent of the path is not a directory.
+    ParentNotDirectory,
+    /// The old file is larger than the tool reads.
+    ExistingTooLarge,
+    /// The file differs from the lock values the call gave.
+    Changed,
+    /// The file the lock values describe is gone.
+    Vanished,
+    /// `create_only`, and a file is there.
+    Exists,
+    /// The content holds a character the file's encoding cannot store.
+    Unencodable,
+    /// An omission placeholder in content that removes lines, refused.
+    Placeholder,
+    /// The system's storage refused (disk full, quota, file too large).
+    Storage,
+    /// Another I/O failure.
+    Io,
+    /// A host or runtime failure with no better kind.
+    Execution,
+}
+
+impl ErrorKind {
+    /// The stable wire code of this kind.
+    pub fn code(self) -> ErrorCode {
+        use ErrorKind as K;
+        match self {
+            K::InvalidParam
+            | K::UnknownShape
+            | K::EmptyContent
+            | K::ContentTooLarge
+            | K::AbsolutePath
+            | K::TrailingSlash
+            | K::ParentNotDirectory
+            | K::Unencodable
+            | K::Placeholder => ErrorCode::InvalidParam,
+            K::OutsideRoot | K::NotAllowed | K::LinkLoop | K::Protected | K::NotRegularFile => {
+                ErrorCode::AccessDenied
+            }
+            K::OsRefused | K::ReadOnlyRoot => ErrorCode::PermissionDenied,
+            K::IsDirectory => ErrorCode::IsDirectory,
+            K::Changed | K::Vanished | K::Exists => ErrorCode::Conflict,
+            K::ExistingTooLarge | K::Storage | K::Io | K::Execution => ErrorCode::ExecutionError,
+        }
+    }
+}
+
+/// A failure of one tool call: its kind and the message shown to the
+/// caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
-    /// The stable code.
-    pub code: ErrorCode,
+    kind: ErrorKind,
     /// The message; the envelope's `text` equals it.
-    pub message: String,
+    message: String,
+    /// The code, where it is not the kind's own (an I/O failure that the
+    /// system reported as a permission refusal).
+    code: Option<ErrorCode>,
 }
 
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
+        write!(f, "{}: {}", self.code(), self.message)
     }
 }
 
 impl std::error::Error for ToolError {}
 
 impl ToolError {
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The wire code.
+    pub fn code(&self) -> ErrorCode {
+        self.code.unwrap_or_else(|| self.kind.code())
+    }
+
+    /// The message the caller reads.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     /// The error envelope for this failure.
     pub fn into_envelope(
         self,
@@ -35,45 +136,79 @@ impl ToolError {
         params_input: serde_json::Value,
         path_resolved: Option<String>,
     ) -> Envelope {
-        Envelope::error(
-            self.code,
-            self.message,
-            time_ms,
-            params_input,
-            path_resolved,
-        )
+        let code = self.code();
+        Envelope::error(code, self.message, time_ms, params_input, path_resolved)
     }
 
     #[cold]
-    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         ToolError {
-            code,
+            kind,
             message: message.into(),
+            code: None,
         }
     }
 
     /// `INVALID_PARAM` with a message naming the problem.
     #[cold]
     pub fn invalid_param(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::InvalidParam, message)
+        Self::new(ErrorKind::InvalidParam, message)
+    }
+
+    /// The request is none of the shapes the tool reads; `shapes` names
+    /// the ones it does.
+    #[cold]
+    pub fn unknown_shape(shapes: &str) -> Self {
+        Self::new(
+            ErrorKind::UnknownShape,
+            format!("The request is not a tool call this tool reads. It takes {shapes}."),
+        )
+    }
+
+    /// Empty content, which the host does not allow.
+    #[cold]
+    pub fn empty_content() -> Self {
+        Self::new(ErrorKind::EmptyContent, messages::EMPTY_CONTENT)
+    }
+
+    /// Content over the host's limit of `limit` bytes.
+    #[cold]
+    pub fn content_too_large(len: u64, limit: u64) -> Self {
+        Self::new(
+            ErrorKind::ContentTooLarge,
+            format!(
+                "Content is {len} bytes, {} of {limit} bytes (a host setting); nothing was \
+                 written.",
+                messages::CONTENT_OVER_LIMIT
+            ),
+        )
     }
 
     /// An absolute path where a relative one is wanted; `relative` is the
-    /// path's form relative to the project root, when it lies there.
+    /// path's form relative to the project root, when it lies there, and
+    /// `write_file` says whether another allowed directory holds it (which
+    /// `write_file` reaches by its absolute name).
     #[cold]
-    pub fn absolute_path(relative: Option<&str>) -> Self {
-        match relative {
-            Some(relative) => Self::invalid_param(format!(
-                "Absolute path not allowed. Use relative path: '{relative}'."
-            )),
-            None => Self::invalid_param("Absolute path not allowed. Use relative path."),
+    pub fn absolute_path(relative: Option<&str>, write_file: bool) -> Self {
+        let mut message = match relative {
+            Some(relative) => {
+                format!("Absolute path not allowed. Use relative path: '{relative}'.")
+            }
+            None => "Absolute path not allowed. Use relative path.".to_owned(),
+        };
+        if write_file {
+            message.push_str(
+                " The path is in another allowed directory: write_file takes it by its \
+                 absolute path.",
+            );
         }
+        Self::new(ErrorKind::AbsolutePath, message)
     }
 
     /// The path climbs above the root or leads outside it.
     #[cold]
     pub fn outside_root() -> Self {
-        Self::new(ErrorCode::AccessDenied, "Path must be within project root.")
+        Self::new(ErrorKind::OutsideRoot, "Path must be within project root.")
     }
 
     /// `write_file`'s wording for a path outside every allowed root
@@ -81,16 +216,16 @@ impl ToolError {
     #[cold]
     pub fn not_allowed(path: &str) -> Self {
         Self::new(
-            ErrorCode::AccessDenied,
+            ErrorKind::NotAllowed,
             format!("path '{path}' is not in allowed directories"),
         )
     }
 
-    /// More than [`MAX_LINKS`](crate::path::MAX_LINKS) links, or a cycle.
+    /// More links than a path may follow, or a cycle.
     #[cold]
     pub fn link_loop() -> Self {
         Self::new(
-            ErrorCode::AccessDenied,
+            ErrorKind::LinkLoop,
             "Too many levels of symbolic links in path.",
         )
     }
@@ -98,7 +233,7 @@ impl ToolError {
     /// The resolved path is protected (`.git`, or a host pattern).
     #[cold]
     pub fn protected() -> Self {
-        Self::new(ErrorCode::AccessDenied, "Path is protected.")
+        Self::new(ErrorKind::Protected, "Path is protected.")
     }
 
     /// The operating system refused to change the file or its directory,
@@ -106,7 +241,7 @@ impl ToolError {
     #[cold]
     pub fn os_refused() -> Self {
         Self::new(
-            ErrorCode::PermissionDenied,
+            ErrorKind::OsRefused,
             "Permission denied writing to file: the system refused to change it or its directory \
              (it may be immutable, append-only, or granted read-only).",
         )
@@ -116,7 +251,7 @@ impl ToolError {
     #[cold]
     pub fn read_only_root() -> Self {
         Self::new(
-            ErrorCode::PermissionDenied,
+            ErrorKind::ReadOnlyRoot,
             "Permission denied writing to file: the project root is read-only.",
         )
     }
@@ -124,19 +259,20 @@ impl ToolError {
     /// The target exists and is a FIFO, socket, device or similar.
     #[cold]
     pub fn not_regular_file() -> Self {
-        Self::new(ErrorCode::AccessDenied, "Target is not a regular file.")
+        Self::new(ErrorKind::NotRegularFile, "Target is not a regular file.")
     }
 
     /// The target is a directory (or the root itself, or ends in `/`).
     #[cold]
     pub fn is_directory() -> Self {
-        Self::new(ErrorCode::IsDirectory, "Target path is a directory.")
+        Self::new(ErrorKind::IsDirectory, "Target path is a directory.")
     }
 
     /// The path ends in `/` but nothing is there.
     #[cold]
     pub fn slash_but_nothing_there() -> Self {
-        Self::invalid_param(
+        Self::new(
+            ErrorKind::TrailingSlash,
             "Path ends with '/', but there is nothing there; to create a file, leave out the trailing '/'.",
         )
     }
@@ -144,7 +280,8 @@ impl ToolError {
     /// The path ends in `/` but names a file.
     #[cold]
     pub fn slash_but_a_file() -> Self {
-        Self::invalid_param(
+        Self::new(
+            ErrorKind::TrailingSlash,
             "Path ends with '/', but there is a file there, not a directory; leave out the trailing '/'.",
         )
     }
@@ -152,97 +289,143 @@ impl ToolError {
     /// A component before the last one is an existing non-directory.
     #[cold]
     pub fn parent_not_directory() -> Self {
-        Self::invalid_param("A parent of the path is not a directory.")
+        Self::new(
+            ErrorKind::ParentNotDirectory,
+            "A parent of the path is not a directory.",
+        )
     }
 
     /// The file to replace is larger than the tool reads.
     #[cold]
     pub fn existing_too_large(len: u64, limit: u64) -> Self {
-        Self::execution(format!(
-            "The existing file is {len} bytes, more than the {limit} bytes this tool reads to \
-             diff and replace a file; nothing was written."
-        ))
-    }
-
-    /// An optimistic-lock parameter did not match.
-    #[cold]
-    pub fn conflict() -> Self {
         Self::new(
-            ErrorCode::Conflict,
-            "File changed since it was read; Read it again.",
+            ErrorKind::ExistingTooLarge,
+            format!(
+                "The existing file is {len} bytes, more than the {limit} bytes this tool reads to \
+                 diff and replace a file; nothing was written."
+            ),
         )
     }
 
-    /// `create_only`, and the file exists.
+    /// The file on disk differs from the lock values the call gave.
     #[cold]
-    pub fn exists(path: &str, len: u64) -> Self {
-        let unit = if len == 1 { "byte" } else { "bytes" };
+    pub fn changed(path: &str) -> Self {
         Self::new(
-            ErrorCode::Conflict,
+            ErrorKind::Changed,
             format!(
-                "File '{path}' already exists ({len} {unit}); create_only refuses to replace it. \
+                "File '{path}' changed since it was read (its size, modification time or hash \
+                 differ from the lock values given); nothing was written. Read it again, or \
+                 dry-run this write: the answer's data.lock holds its current lock values."
+            ),
+        )
+    }
+
+    /// The lock values describe a file, and there is none.
+    #[cold]
+    pub fn vanished(path: &str) -> Self {
+        Self::new(
+            ErrorKind::Vanished,
+            format!(
+                "File '{path}' no longer exists, though the lock values given describe one; \
+                 nothing was written. Write without lock values to create it."
+            ),
+        )
+    }
+
+    /// `create_only`, and the file exists: `len` bytes, when they may be
+    /// told.
+    #[cold]
+    pub fn exists(path: &str, len: Option<u64>) -> Self {
+        let size = match len {
+            Some(1) => " (1 byte)".to_owned(),
+            Some(len) => format!(" ({len} bytes)"),
+            None => String::new(),
+        };
+        Self::new(
+            ErrorKind::Exists,
+            format!(
+                "File '{path}' already exists{size}; create_only refuses to replace it. \
                  Read it first, then write without create_only to replace it, or choose another path."
             ),
         )
     }
 
-    /// The content holds a character the file's encoding cannot store.
+    /// The content holds `character`, on its `line` (from 1), which the
+    /// file's `encoding` cannot store.
     #[cold]
-    pub fn unencodable(err: &crate::tool::Unencodable) -> Self {
-        Self::invalid_param(format!(
-            "The file is {} and '{}' (U+{:04X}, line {}) cannot be written in it; nothing was \
-             written. Use characters the encoding has, or pass keep_format: false to write the \
-             file as UTF-8.",
-            err.encoding, err.character, err.character as u32, err.line
-        ))
+    pub fn unencodable(encoding: &str, character: char, line: u64) -> Self {
+        Self::new(
+            ErrorKind::Unencodable,
+            format!(
+                "The file is {encoding} and '{character}' (U+{:04X}, line {line}) cannot be \
+                 written in it; nothing was written. Use characters the encoding has, or pass \
+                 keep_format: false to write the file as UTF-8.",
+                character as u32
+            ),
+        )
     }
 
     /// An omission placeholder in content that removes lines, refused.
     #[cold]
     pub fn placeholder(line: u64, text: &str) -> Self {
-        Self::invalid_param(format!(
-            "Line {line} of the content looks like an omission placeholder ({:?}) while the \
-             write removes lines; nothing was written. Write the complete file content.",
-            crate::tool::cut(text.trim(), 80)
-        ))
+        let text = text.trim();
+        Self::new(
+            ErrorKind::Placeholder,
+            format!(
+                "Line {line} of the content looks like an omission placeholder ({:?}) while the \
+                 write removes lines; nothing was written. Write the complete file content.",
+                &text[..text.floor_char_boundary(80)]
+            ),
+        )
     }
 
-    /// A host or runtime failure that has no better code.
+    /// A host or runtime failure that has no better kind.
     #[cold]
     pub fn execution(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::ExecutionError, message)
+        Self::new(ErrorKind::Execution, message)
     }
 
     /// Map an I/O error met while `doing` something (for example
-    /// "writing to file") to a code and a message that says what happened.
+    /// "writing to file") to a kind and a message that says what happened.
+    /// A refusal of the capability layer is the caller's to tell apart
+    /// first (`fs::io_error`).
     ///
     /// The OS error text is deliberately not included: it can name host
     /// paths. The kinds below are the ones an agent can act on.
     #[cold]
     pub fn from_io(err: &io::Error, doing: &str) -> Self {
         use io::ErrorKind as K;
-        if crate::fs::sys::is_sandbox_refusal(err) {
-            return Self::outside_root();
-        }
         match err.kind() {
-            K::PermissionDenied | K::ReadOnlyFilesystem => Self::new(
-                ErrorCode::PermissionDenied,
-                format!("Permission denied {doing}."),
+            K::PermissionDenied | K::ReadOnlyFilesystem => ToolError {
+                kind: ErrorKind::Io,
+                message: format!("Permission denied {doing}."),
+                code: Some(ErrorCode::PermissionDenied),
+            },
+            K::StorageFull => Self::new(
+                ErrorKind::Storage,
+                format!("Disk full: no space left on device while {doing}."),
             ),
-            K::StorageFull => {
-                Self::execution(format!("Disk full: no space left on device while {doing}."))
-            }
-            K::QuotaExceeded => Self::execution(format!("Disk quota exceeded while {doing}.")),
-            K::FileTooLarge => {
-                Self::execution(format!("File too large for the file system while {doing}."))
-            }
+            K::QuotaExceeded => Self::new(
+                ErrorKind::Storage,
+                format!("Disk quota exceeded while {doing}."),
+            ),
+            K::FileTooLarge => Self::new(
+                ErrorKind::Storage,
+                format!("File too large for the file system while {doing}."),
+            ),
             K::IsADirectory => Self::is_directory(),
             K::NotADirectory => Self::parent_not_directory(),
-            K::InvalidFilename => Self::invalid_param("The file system refused the file name."),
-            K::NotFound => Self::execution(format!(
-                "A directory on the path was removed or replaced while {doing}; nothing was written."
-            )),
-            _ => Self::execution(format!("I/O error while {doing}.")),
+            K::InvalidFilename => Self::new(
+                ErrorKind::InvalidParam,
+                "The file system refused the file name.",
+            ),
+            K::NotFound => Self::new(
+                ErrorKind::Io,
+                format!(
+                    "A directory on the path was removed or replaced while {doing}; nothing was written."
+                ),
+            ),
+            _ => Self::new(ErrorKind::Io, format!("I/O error while {doing}.")),
         }
     }
 }
@@ -263,15 +446,27 @@ mod tests {
         ];
         for (kind, code) in cases {
             let err = ToolError::from_io(&io::Error::from(kind), "writing to file");
-            assert_eq!(err.code, code, "{kind:?}");
+            assert_eq!(err.code(), code, "{kind:?}");
         }
         let full = ToolError::from_io(
             &io::Error::from(io::ErrorKind::StorageFull),
             "writing to file",
         );
+        assert_eq!(full.kind(), ErrorKind::Storage);
         assert_eq!(
-            full.message,
+            full.message(),
             "Disk full: no space left on device while writing to file."
         );
+    }
+
+    #[test]
+    fn a_system_refusal_is_an_io_kind_with_the_permission_code() {
+        let err = ToolError::from_io(
+            &io::Error::from(io::ErrorKind::PermissionDenied),
+            "writing to file",
+        );
+        assert_eq!(err.kind(), ErrorKind::Io);
+        assert_eq!(err.code(), ErrorCode::PermissionDenied);
+        assert_ne!(err.kind(), ErrorKind::OutsideRoot);
     }
 }

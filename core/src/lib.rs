@@ -1,45 +1,54 @@
 //! The Write tool's logic, free of any runtime.
 //!
 //! An agent asks to write `content` to `path`. This crate turns that request
-//! into an [`Envelope`]:
+//! into an [`Envelope`], through the stages of `pipeline/`:
 //!
-//! 1. [`params`] parses the tool-call arguments strictly and keeps an echo
-//!    for `params_input`.
-//! 2. [`path`] applies the lexical rules: no absolute paths, no climbing
-//!    above the root, no control or look-alike characters.
-//! 3. [`fs::resolve`] walks the path under the root, following links that
-//!    stay inside and refusing those that leave; [`protect`] then refuses
+//! 1. `params` parses the tool-call arguments strictly and keeps an echo
+//!    for `params_input`; `path` applies the lexical rules (no absolute
+//!    paths, no climbing above the root, no control or look-alike
+//!    characters); `roots` places the path under one of the host's roots.
+//! 2. `fs/` walks the path under the root, following links that stay
+//!    inside and refusing those that leave; `protect` then refuses
 //!    protected places such as `.git`.
-//! 4. The old file is decoded in its own encoding and the content given
-//!    its line endings (`tool/format.rs`); [`diff`] compares the two texts
-//!    into a bounded unified-diff preview with whole-diff counts, and
-//!    [`placeholder`] looks at the lines it adds.
-//! 5. [`fs::write_atomic`] creates missing parents and replaces the file
-//!    through a synced temp file and a rename.
+//! 3. `format/` decodes the old file in its own encoding and gives the
+//!    content its format; `diff/` compares the two texts into a bounded
+//!    unified-diff preview with whole-diff counts, and `placeholder` looks
+//!    at the lines it adds.
+//! 4. `fs/` creates missing parents and replaces the file through a synced
+//!    temp file and a rename.
 //!
-//! [`tool::call`] and [`tool::write`] run the whole pipeline. All file I/O
-//! is `std::fs` below one root directory: inside the WebAssembly component
-//! the root is `.`, the single preopen, so that I/O is WASI; natively it is
-//! an ordinary directory, which is how this crate is unit-tested and
-//! benchmarked.
+//! [`call`] and [`write`] run the whole pipeline. All file I/O goes through
+//! a directory handle ([`Dir`]) below one root: inside the WebAssembly
+//! component it is a `wasi:filesystem` descriptor, the host's preopen;
+//! natively it is an ordinary directory, which is how this crate is
+//! unit-tested and benchmarked.
+//!
+//! The modules are private; what the component and the benchmarks use is
+//! re-exported below, so that the compiler sees what nothing uses.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
-pub mod definition;
-pub mod diff;
-pub mod error;
-pub mod fs;
-pub mod params;
-pub mod path;
-pub mod placeholder;
-pub mod protect;
-pub mod roots;
-pub mod tool;
+mod definition;
+mod diff;
+mod error;
+mod format;
+mod fs;
+mod params;
+mod path;
+mod pipeline;
+mod placeholder;
+mod protect;
+mod roots;
 
-pub use error::{ErrorCode, ToolError};
-pub use params::Request;
+pub use definition::definition;
+pub use diff::DiffLimits;
+pub use error::{ErrorCode, ErrorKind, ToolError};
+pub use fs::Durability;
+pub use fs::sys::{Dir, environment, preopens};
+pub use params::{Request, parse_call};
+pub use pipeline::{Config, call, write};
+pub use protect::{ProtectError, ProtectErrorKind, Protection};
 pub use roots::Roots;
-pub use tool::{Config, call, write};
 pub use write_tool_wire as wire;
 pub use write_tool_wire::Envelope;

@@ -2,10 +2,12 @@
 //! JSON in, a [`Request`] and the echo
 //! for `params_input` out.
 //!
-//! Accepted shapes (`write_tool_wire::request`): the arguments object
-//! itself, a tool call `{"name": "Write", "arguments": {…}}` whose
-//! `arguments` may also be a string holding the object, or an OpenAI
-//! `tool_calls` item holding such a call in its `function`.
+//! Accepted shapes (`write_tool_wire::request`, which takes them apart):
+//! the arguments object itself, a tool call `{"name": "Write", "arguments":
+//! {…}}` whose `arguments` may also be a string holding the object (an
+//! OpenAI Responses `function_call` item is one), an OpenAI `tool_calls`
+//! item holding such a call in its `function`, or an Anthropic `tool_use`
+//! block.
 //!
 //! Malformed JSON, trailing data, duplicate keys, lone surrogates, a
 //! non-object, a missing required field or a wrong type all give
@@ -19,7 +21,7 @@ use serde_json::{Map, Value};
 
 use write_tool_wire::echo;
 pub use write_tool_wire::request::ToolName;
-use write_tool_wire::request::{is_tool_call, take_function};
+use write_tool_wire::request::{SHAPES, ShapeError, unwrap};
 
 use crate::error::ToolError;
 
@@ -75,7 +77,7 @@ impl Request {
 /// Parse raw call input. Always returns the echo (an object, `{}` when the
 /// input was not one), and the request or the reason there is none.
 pub fn parse_call(input: &str) -> (Value, Result<Request, ToolError>) {
-    let mut object = match parse_strict(input) {
+    let object = match parse_strict(input) {
         Ok(Value::Object(map)) => map,
         Ok(_) => {
             return (
@@ -85,64 +87,42 @@ pub fn parse_call(input: &str) -> (Value, Result<Request, ToolError>) {
         }
         Err(e) => return (empty(), Err(e)),
     };
-    if let Some(function) = take_function(&mut object) {
-        object = function;
-    }
-    let mut tool = ToolName::Write;
-    if is_tool_call(&object) {
-        tool = match object.get("name") {
-            Some(Value::String(name)) => match ToolName::parse(name) {
-                Some(tool) => tool,
-                None => {
-                    return (
-                        empty(),
-                        Err(ToolError::invalid_param(format!(
-                            "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file').",
-                            truncate(name, 64)
-                        ))),
-                    );
-                }
-            },
-            Some(_) => {
-                return (
-                    empty(),
-                    Err(ToolError::invalid_param(
-                        "Tool call 'name' must be a string.",
-                    )),
-                );
-            }
+    let call = match unwrap(object, parse_strict) {
+        Ok(call) => call,
+        Err(e) => return (empty(), Err(shape_error(e))),
+    };
+    let tool = match call.name {
+        None => ToolName::Write,
+        Some(name) => match ToolName::parse(&name) {
+            Some(tool) => tool,
             None => {
                 return (
                     empty(),
-                    Err(ToolError::invalid_param("Tool call is missing 'name'.")),
+                    Err(ToolError::invalid_param(format!(
+                        "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file').",
+                        truncate(&name, 64)
+                    ))),
                 );
             }
-        };
-        object = match object.remove("arguments") {
-            Some(Value::Object(args)) => args,
-            Some(Value::String(text)) => match parse_strict(&text) {
-                Ok(Value::Object(args)) => args,
-                Ok(_) => {
-                    return (
-                        empty(),
-                        Err(ToolError::invalid_param(
-                            "Tool call 'arguments' must be a JSON object.",
-                        )),
-                    );
-                }
-                Err(e) => return (empty(), Err(e)),
-            },
-            _ => {
-                return (
-                    empty(),
-                    Err(ToolError::invalid_param(
-                        "Tool call 'arguments' must be a JSON object or a string holding one.",
-                    )),
-                );
-            }
-        };
+        },
+    };
+    request_from(call.arguments, tool)
+}
+
+/// The error for a request whose shape could not be read.
+fn shape_error(err: ShapeError<ToolError>) -> ToolError {
+    match err {
+        ShapeError::Unknown => ToolError::unknown_shape(SHAPES),
+        ShapeError::NameMissing => ToolError::invalid_param("Tool call is missing 'name'."),
+        ShapeError::NameNotString => ToolError::invalid_param("Tool call 'name' must be a string."),
+        ShapeError::ArgumentsNotObject => ToolError::invalid_param(
+            "Tool call 'arguments' must be a JSON object or a string holding one.",
+        ),
+        ShapeError::ArgumentsStringNotObject => {
+            ToolError::invalid_param("Tool call 'arguments' must be a JSON object.")
+        }
+        ShapeError::Parse(err) => err,
     }
-    request_from(object, tool)
 }
 
 fn request_from(
@@ -328,8 +308,8 @@ mod tests {
     fn err(input: &str) -> String {
         let (_, result) = parse_call(input);
         let e = result.expect_err(input);
-        assert_eq!(e.code, ErrorCode::InvalidParam);
-        e.message
+        assert_eq!(e.code(), ErrorCode::InvalidParam);
+        e.message().to_owned()
     }
 
     #[test]
@@ -361,6 +341,34 @@ mod tests {
         );
         assert_eq!(req.unwrap().path, "b");
         assert_eq!(echo.to_string(), r#"{"path":"b","content":"y"}"#);
+        // An Anthropic `tool_use` block, and an OpenAI Responses
+        // `function_call` item.
+        let (echo, req) = parse_call(
+            r#"{"type":"tool_use","id":"toolu_1","name":"Write","input":{"path":"c","content":"z"}}"#,
+        );
+        assert_eq!(req.unwrap().path, "c");
+        assert_eq!(echo.to_string(), r#"{"path":"c","content":"z"}"#);
+        let (_, req) = parse_call(
+            r#"{"type":"function_call","id":"fc_1","call_id":"call_1","name":"write_file","arguments":"{\"path\":\"d\",\"content\":\"w\"}"}"#,
+        );
+        let req = req.unwrap();
+        assert_eq!((req.tool, req.path.as_str()), (ToolName::WriteFile, "d"));
+    }
+
+    #[test]
+    fn a_shape_not_understood_is_named_with_the_shapes_that_are() {
+        for unknown in [
+            "{}",
+            r#"{"text":"x"}"#,
+            r#"{"type":"tool_use","name":"Write"}"#,
+            r#"{"tool":"Write","parameters":{"path":"a","content":"x"}}"#,
+        ] {
+            let (_, result) = parse_call(unknown);
+            let e = result.expect_err(unknown);
+            assert_eq!(e.kind(), crate::error::ErrorKind::UnknownShape);
+            assert!(e.message().contains("tool_use"), "{}", e.message());
+            assert!(!e.message().contains("Missing required"), "{}", e.message());
+        }
     }
 
     #[test]

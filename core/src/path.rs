@@ -33,7 +33,7 @@ impl RelPath {
     pub fn parse(path: &str) -> Result<RelPath, ToolError> {
         check_characters(path)?;
         if is_absolute(path) {
-            return Err(ToolError::absolute_path(None));
+            return Err(ToolError::absolute_path(None, false));
         }
         let names = normalize(path.split('/'))?;
         if names.is_empty() {
@@ -172,7 +172,7 @@ mod tests {
     fn code(path: &str) -> Result<Vec<String>, (ErrorCode, String)> {
         RelPath::parse(path)
             .map(RelPath::into_names)
-            .map_err(|e| (e.code, e.message))
+            .map_err(|e| (e.code(), e.message().to_owned()))
     }
 
     #[test]

@@ -17,9 +17,58 @@
 //! - `*` and `?` do not cross `/`; `**` does; `[…]` and `{a,b}` work as in
 //!   globset. Matching is case-sensitive.
 
+use std::fmt;
+
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::error::ToolError;
+
+/// A protect pattern that cannot be used (after globset's `Error { glob,
+/// kind }`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtectError {
+    pattern: String,
+    kind: ProtectErrorKind,
+}
+
+/// What is wrong with a protect pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProtectErrorKind {
+    /// Empty, or nothing but slashes: it would protect nothing.
+    Empty,
+    /// Not a valid glob.
+    Glob(globset::Error),
+}
+
+impl ProtectError {
+    /// The pattern as given.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// What is wrong with it.
+    pub fn kind(&self) -> &ProtectErrorKind {
+        &self.kind
+    }
+}
+
+impl fmt::Display for ProtectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ProtectErrorKind::Empty => write!(
+                f,
+                "protect pattern {:?} is empty: it would protect nothing",
+                self.pattern
+            ),
+            ProtectErrorKind::Glob(err) => {
+                write!(f, "protect pattern {:?}: {}", self.pattern, err.kind())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ProtectError {}
 
 /// The compiled protection rules.
 #[derive(Debug, Clone)]
@@ -44,23 +93,37 @@ impl Default for Protection {
 
 impl Protection {
     /// Compile `patterns`; with `default_git`, `.git` is protected too.
-    pub fn new<S: AsRef<str>>(default_git: bool, patterns: &[S]) -> Result<Protection, String> {
+    pub fn new<S: AsRef<str>>(
+        default_git: bool,
+        patterns: &[S],
+    ) -> Result<Protection, ProtectError> {
         let mut names = GlobSetBuilder::new();
         let mut paths = GlobSetBuilder::new();
         for pattern in patterns {
             let pattern = pattern.as_ref();
+            let error = |kind| ProtectError {
+                pattern: pattern.to_owned(),
+                kind,
+            };
             let trimmed = pattern.trim_start_matches('/').trim_end_matches('/');
             if trimmed.is_empty() {
-                return Err(format!("protect pattern {pattern:?} is empty"));
+                return Err(error(ProtectErrorKind::Empty));
             }
-            let glob = compile(trimmed).map_err(|e| format!("protect pattern {pattern:?}: {e}"))?;
+            let glob = compile(trimmed).map_err(|e| error(ProtectErrorKind::Glob(e)))?;
             if trimmed.contains('/') {
                 paths.add(glob);
             } else {
                 names.add(glob);
             }
         }
-        let build = |b: GlobSetBuilder| b.build().map_err(|e| format!("protect patterns: {e}"));
+        // Every glob compiled alone above; a set of them fails only as one
+        // of them would.
+        let build = |b: GlobSetBuilder| {
+            b.build().map_err(|e| ProtectError {
+                pattern: e.glob().unwrap_or_default().to_owned(),
+                kind: ProtectErrorKind::Glob(e),
+            })
+        };
         Ok(Protection {
             default_git,
             names: build(names)?,
@@ -153,7 +216,12 @@ mod tests {
         ] {
             assert!(!p.is_protected(&names(path)), "{path}");
         }
-        assert!(Protection::new(true, &["a[", "ok"]).is_err());
-        assert!(Protection::new(true, &["/"]).is_err());
+        let bad = Protection::new(true, &["ok", "a["]).unwrap_err();
+        assert_eq!(bad.pattern(), "a[");
+        assert!(matches!(bad.kind(), ProtectErrorKind::Glob(_)), "{bad}");
+        for empty in ["", "/", "//"] {
+            let err = Protection::new(true, &[empty]).unwrap_err();
+            assert_eq!(err.kind(), &ProtectErrorKind::Empty, "{empty:?}");
+        }
     }
 }

@@ -125,9 +125,11 @@ impl Roots {
         let found = roots::locate(path, self.absolute_names());
         if tool == ToolName::Write {
             let relative = found
+                .as_ref()
                 .filter(|(i, rest)| !rest.is_empty() && self.is_project(*i))
                 .map(|(_, rest)| rest.join("/"));
-            return Err(ToolError::absolute_path(relative.as_deref()));
+            let elsewhere = found.as_ref().is_some_and(|(i, _)| !self.is_project(*i));
+            return Err(ToolError::absolute_path(relative.as_deref(), elsewhere));
         }
         let (i, rest) = found.ok_or_else(|| ToolError::not_allowed(path))?;
         if rest.is_empty() {
@@ -189,7 +191,7 @@ mod tests {
                     l.rel.into_names(),
                 )
             })
-            .map_err(|e| (e.code, e.message))
+            .map_err(|e| (e.code(), e.message().to_owned()))
     }
 
     fn write_file(path: &str) -> Result<Placed, (ErrorCode, String)> {
@@ -278,7 +280,7 @@ mod tests {
                 "Absolute path not allowed. Use relative path: 'src/a.py'.".into()
             )
         );
-        for path in ["/etc/passwd", "/data/x", "/home/u/proj", "C:\\x"] {
+        for path in ["/etc/passwd", "/home/u/proj", "C:\\x"] {
             assert_eq!(
                 write(path),
                 (
@@ -288,6 +290,16 @@ mod tests {
                 "{path}"
             );
         }
+        // In another root, which only `write_file` reaches.
+        assert_eq!(
+            write("/data/x"),
+            (
+                ErrorCode::InvalidParam,
+                "Absolute path not allowed. Use relative path. The path is in another allowed \
+                 directory: write_file takes it by its absolute path."
+                    .into()
+            ),
+        );
     }
 
     #[test]

@@ -15,12 +15,9 @@
 mod bindings;
 
 use bindings::exports::tool as wit;
-use write_tool_core::fs::sys;
-use write_tool_core::params::parse_call;
-use write_tool_core::roots::Roots;
 use write_tool_core::wire::settings::Settings;
 use write_tool_core::wire::{echo, messages};
-use write_tool_core::{Config, Request, ToolError};
+use write_tool_core::{Config, Request, Roots, ToolError, environment, parse_call, preopens};
 
 /// What a call runs with: the host's configuration and roots.
 struct Setup {
@@ -30,16 +27,16 @@ struct Setup {
 
 /// The host's settings and roots, or why the tool cannot run with them.
 fn setup() -> Result<Setup, ToolError> {
-    let config = Settings::from_env(sys::environment())
+    let config = Settings::from_env(environment())
         .map_err(|e| e.to_string())
-        .and_then(|settings| Config::from_settings(&settings))
+        .and_then(|settings| Config::from_settings(&settings).map_err(|e| e.to_string()))
         .map_err(|e| {
             ToolError::execution(format!(
                 "{}{e}. Nothing was written.",
                 messages::INVALID_SETTINGS
             ))
         })?;
-    let roots = Roots::from_preopens(sys::preopens()).ok_or_else(|| {
+    let roots = Roots::from_preopens(preopens()).ok_or_else(|| {
         ToolError::execution(
             "The host gave the tool no directory: preopen the project root. Nothing was written.",
         )
@@ -72,7 +69,7 @@ impl wit::Guest for Component {
     }
 
     fn definition() -> String {
-        write_tool_core::definition::definition().to_string()
+        write_tool_core::definition().to_string()
     }
 }
 

@@ -239,7 +239,7 @@ struct Native<'w> {
 impl<'w> Native<'w> {
     fn new(w: &'w Workload) -> Self {
         let dir = fresh_root(w);
-        let roots = write_tool_core::Roots::single(write_tool_core::fs::Dir::from_path(dir.path()));
+        let roots = write_tool_core::Roots::single(write_tool_core::Dir::from_path(dir.path()));
         Native {
             w,
             _dir: dir,

@@ -6,6 +6,7 @@ use std::time::Instant;
 use wasmtime::Store;
 use wasmtime::component::{Linker, ResourceTable};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use write_tool_wire::envelope::elapsed_ms;
 use write_tool_wire::request::path_of;
 use write_tool_wire::settings::{self, Settings};
 use write_tool_wire::{Envelope, ErrorCode, echo, messages};
@@ -276,8 +277,4 @@ fn settings_of(options: &Options) -> Settings {
         sweep_temps: true,
         refuse_placeholders: options.refuse_placeholders,
     }
-}
-
-fn elapsed_ms(start: Instant) -> u64 {
-    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
 }

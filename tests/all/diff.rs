@@ -84,7 +84,7 @@ fn the_line_limit_truncates_at_whole_lines_and_counts_stay_whole() {
     assert_eq!(
         env.text,
         format!(
-            "Created 'long.txt' (500 lines, {} bytes).\n(Diff preview truncated. Use Read to verify full content.)",
+            "Created 'long.txt' (500 lines, {} bytes).\n(Diff preview truncated; the line counts cover the whole change.)",
             numbered(500).len()
         )
     );
@@ -113,7 +113,7 @@ fn the_byte_limit_truncates_at_whole_lines() {
     assert_eq!(
         env.text,
         format!(
-            "Updated 'wide.txt' (+60/-1 lines, {} bytes).\n(Diff preview truncated. Use Read to verify full content.)",
+            "Updated 'wide.txt' (+60/-1 lines, {} bytes).\n(Diff preview truncated; the line counts cover the whole change.)",
             wide.len()
         )
     );

@@ -71,7 +71,7 @@ const BAD_INPUT: &[(&str, &str)] = &[
     ),
     (
         r#"{"path":"a.txt","content":""}"#,
-        "Content cannot be empty.",
+        "Content is empty; this tool does not write empty files (a host setting). Nothing was written.",
     ),
     (r#"{"path":"","content":"x"}"#, "Path cannot be empty."),
     (
@@ -245,7 +245,20 @@ fn conflict_when_an_expectation_does_not_hold() {
     for args in stale {
         let env = p.call(args.clone());
         env.assert_error("CONFLICT");
-        assert_eq!(env.text, "File changed since it was read; Read it again.");
+        let path = args["path"].as_str().unwrap();
+        let want = if path == "absent.txt" {
+            format!(
+                "File '{path}' no longer exists, though the lock values given describe one; \
+                 nothing was written. Write without lock values to create it."
+            )
+        } else {
+            format!(
+                "File '{path}' changed since it was read (its size, modification time or hash \
+                 differ from the lock values given); nothing was written. Read it again, or \
+                 dry-run this write: the answer's data.lock holds its current lock values."
+            )
+        };
+        assert_eq!(env.text, want);
         assert_eq!(p.tree(), before, "{args}");
     }
     let env = p.call(json!({

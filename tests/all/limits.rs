@@ -40,7 +40,8 @@ fn content_over_the_limit_is_invalid_param_naming_the_limit() {
     env.assert_error("INVALID_PARAM");
     assert_eq!(
         env.text,
-        "Content is 101 bytes, over the limit of 100 bytes."
+        "Content is 101 bytes, over this tool's content limit of 100 bytes (a host setting); \
+         nothing was written."
     );
     assert_eq!(p.tree(), before);
     call(
@@ -59,7 +60,7 @@ fn the_default_limit_is_sixteen_mib() {
     env.assert_error("INVALID_PARAM");
     assert!(
         env.text
-            .contains(&format!("over the limit of {limit} bytes")),
+            .contains(&format!("over this tool's content limit of {limit} bytes")),
         "{}",
         env.text
     );

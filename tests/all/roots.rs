@@ -156,9 +156,13 @@ fn write_keeps_its_own_rules_with_several_roots() {
         error.message,
         "Absolute path not allowed. Use relative path: 'src/a.txt'."
     );
-    // In another root, a relative path cannot reach it: no form to name.
+    // In another root, a relative path cannot reach it: `write_file` can.
     let env = r.call("Write", &r.abs("second/a.txt"), "x");
-    assert_eq!(env.text, "Absolute path not allowed. Use relative path.");
+    assert_eq!(
+        env.text,
+        "Absolute path not allowed. Use relative path. The path is in another allowed \
+         directory: write_file takes it by its absolute path."
+    );
     let env = r.call("Write", "../second/a.txt", "x");
     assert_eq!(env.text, "Path must be within project root.");
     // The typed export is `Write` too.

@@ -15,7 +15,7 @@ use std::io;
 
 use serde_json::{Map, Value};
 
-use crate::request::{is_tool_call, take_function};
+use crate::request::unwrap;
 
 /// Strings (and other values, as JSON) longer than this are echoed as
 /// `"[N bytes elided]"`.
@@ -121,23 +121,13 @@ pub fn typed(path: &str, text: &str, dry_run: bool) -> Value {
 /// (the host answers for it): the arguments object, or a tool call's, with
 /// content elided; `{}` when the text is no such object.
 pub fn raw(request: &str) -> Value {
-    let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(request) else {
+    let Ok(Value::Object(object)) = serde_json::from_str::<Value>(request) else {
         return Value::Object(Map::new());
     };
-    if let Some(function) = take_function(&mut object) {
-        object = function;
+    match unwrap(object, |text| serde_json::from_str::<Value>(text)) {
+        Ok(call) => arguments(call.arguments),
+        Err(_) => Value::Object(Map::new()),
     }
-    if is_tool_call(&object) {
-        object = match object.remove("arguments") {
-            Some(Value::Object(args)) => args,
-            Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
-                Ok(Value::Object(args)) => args,
-                _ => Map::new(),
-            },
-            _ => Map::new(),
-        };
-    }
-    arguments(object)
 }
 
 #[cfg(test)]

@@ -43,6 +43,8 @@
 //!   path never resolved.
 //! - `error`: `{"code": …, "message": …}`; `text` equals the message.
 
+use std::time::Instant;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -213,6 +215,11 @@ pub struct Envelope {
 
 /// `context.cwd`: paths are relative to the project root.
 pub const CWD: &str = ".";
+
+/// The milliseconds since `start`, as `stats.time_ms` counts them.
+pub fn elapsed_ms(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
 
 impl Envelope {
     /// An error envelope: `data` null, `stats` only the time, `text` the

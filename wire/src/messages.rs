@@ -3,7 +3,13 @@
 
 /// The `INVALID_PARAM` message for empty content when the host does not
 /// allow it.
-pub const EMPTY_CONTENT: &str = "Content cannot be empty.";
+pub const EMPTY_CONTENT: &str =
+    "Content is empty; this tool does not write empty files (a host setting). Nothing was written.";
+
+/// What the `INVALID_PARAM` message for content over the host's limit
+/// says of it: "Content is N bytes, over this tool's content limit of M
+/// bytes (a host setting); nothing was written."
+pub const CONTENT_OVER_LIMIT: &str = "over this tool's content limit";
 
 /// How the component's message begins when the host's settings
 /// (`crate::settings`) are not usable; the rest says which and why.

@@ -1,19 +1,23 @@
-//! The shapes a request may take (`docs/contract.md#requests`).
+//! The shapes a request may take (`docs/contract.md#requests`), and the
+//! one function that takes a request apart, [`unwrap`].
 //!
 //! A request is a JSON object, either
 //!
-//! - the arguments themselves: `{"path": …, "content": …, …}`, or
+//! - the arguments themselves: `{"path": …, "content": …, …}` (an object
+//!   with any of the tool's parameter names, [`PARAMETERS`]); or
 //! - a tool call: `{"name": "Write", "arguments": {…}}`, where `arguments`
 //!   may also be a string holding the object (the OpenAI function-calling
-//!   form); or
-//! - an item of an OpenAI `tool_calls` list: `{"type": "function",
-//!   "function": {"name": "Write", "arguments": "…"}}` (any other keys, such
-//!   as `id`, ignored), whose `function` is the tool call.
+//!   form, and the `function_call` items of OpenAI's Responses API, whose
+//!   other keys, such as `call_id`, are ignored); or
+//! - an item of an OpenAI Chat Completions `tool_calls` list: `{"type":
+//!   "function", "function": {"name": "Write", "arguments": "…"}}` (any
+//!   other keys, such as `id`, ignored), whose `function` is the tool
+//!   call; or
+//! - an Anthropic `tool_use` content block: `{"type": "tool_use", "id": …,
+//!   "name": "Write", "input": {…}}`.
 //!
-//! An object is a tool call when it has an `arguments` key and no `path`
-//! key: the arguments object itself never has an `arguments` parameter, and
-//! always has `path`. It is a `tool_calls` item when, besides, its
-//! `function` is an object.
+//! An object with a `path` key is the arguments, whatever else it holds;
+//! the arguments never have an `arguments` key.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -51,25 +55,105 @@ impl ToolName {
     }
 }
 
-/// Whether `object` is a tool call (`name` and `arguments`) rather than the
-/// arguments themselves.
-pub fn is_tool_call(object: &Map<String, Value>) -> bool {
-    object.contains_key("arguments") && !object.contains_key("path")
+/// The tool's parameter names: an object with any of them is the
+/// arguments object itself.
+pub const PARAMETERS: [&str; 10] = [
+    "path",
+    "content",
+    "dry_run",
+    "expected_mtime_ms",
+    "expected_size_bytes",
+    "expected_sha256",
+    "create_only",
+    "keep_format",
+    "report_sha256",
+    "file_path",
+];
+
+/// The request shapes, as a message names them for a caller that sent
+/// none of them.
+pub const SHAPES: &str = "the arguments object ({\"path\": …, \"content\": …}), a tool call \
+    ({\"name\": \"Write\", \"arguments\": {…}}, also as an OpenAI Responses function_call \
+    item), an OpenAI tool_calls item ({\"type\": \"function\", \"function\": {…}}) or an \
+    Anthropic tool_use block ({\"type\": \"tool_use\", \"name\": \"Write\", \"input\": {…}})";
+
+/// A request taken apart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unwrapped {
+    /// The tool the call names; `None` when the request is the arguments
+    /// object itself.
+    pub name: Option<String>,
+    /// The arguments object.
+    pub arguments: Map<String, Value>,
 }
 
-/// The tool call inside an OpenAI `tool_calls` item, taken out of it; the
-/// object is left as it was when it is no such item.
-pub fn take_function(object: &mut Map<String, Value>) -> Option<Map<String, Value>> {
-    if object.contains_key("path") || object.contains_key("arguments") {
-        return None;
+/// Why a request could not be taken apart.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShapeError<E> {
+    /// None of the shapes: no parameter, no tool call.
+    Unknown,
+    /// A tool call without `name`.
+    NameMissing,
+    /// A tool call whose `name` is not a string.
+    NameNotString,
+    /// A tool call whose arguments are neither an object nor a string.
+    ArgumentsNotObject,
+    /// A tool call whose arguments are a string that does not hold an
+    /// object.
+    ArgumentsStringNotObject,
+    /// The string holding the arguments did not parse.
+    Parse(E),
+}
+
+/// The tool call and arguments of `object`, in whichever shape it came.
+/// `parse` reads arguments given as a JSON string (each caller parses as
+/// strictly as it needs). The only place a request's shape is decided.
+pub fn unwrap<E>(
+    mut object: Map<String, Value>,
+    parse: impl FnOnce(&str) -> Result<Value, E>,
+) -> Result<Unwrapped, ShapeError<E>> {
+    if object.contains_key("path") {
+        return Ok(Unwrapped {
+            name: None,
+            arguments: object,
+        });
     }
-    match object.get("function") {
-        Some(Value::Object(_)) => match object.remove("function") {
-            Some(Value::Object(function)) => Some(function),
-            _ => None,
+    let tool_use = object.get("type").and_then(Value::as_str) == Some("tool_use");
+    let key = if tool_use { "input" } else { "arguments" };
+    if !object.contains_key(key)
+        && let Some(Value::Object(_)) = object.get("function")
+        && let Some(Value::Object(function)) = object.remove("function")
+    {
+        // A `tool_calls` item: its `function` is the tool call.
+        object = function;
+    }
+    if !object.contains_key(key) {
+        return if PARAMETERS.iter().any(|p| object.contains_key(*p)) {
+            Ok(Unwrapped {
+                name: None,
+                arguments: object,
+            })
+        } else {
+            Err(ShapeError::Unknown)
+        };
+    }
+    let name = match object.remove("name") {
+        Some(Value::String(name)) => name,
+        Some(_) => return Err(ShapeError::NameNotString),
+        None => return Err(ShapeError::NameMissing),
+    };
+    let arguments = match object.remove(key) {
+        Some(Value::Object(arguments)) => arguments,
+        Some(Value::String(text)) if !tool_use => match parse(&text).map_err(ShapeError::Parse)? {
+            Value::Object(arguments) => arguments,
+            _ => return Err(ShapeError::ArgumentsStringNotObject),
         },
-        _ => None,
-    }
+        _ => return Err(ShapeError::ArgumentsNotObject),
+    };
+    Ok(Unwrapped {
+        name: Some(name),
+        arguments,
+    })
 }
 
 /// The `path` a request names, in any of its shapes, read without building
@@ -83,39 +167,37 @@ pub fn take_function(object: &mut Map<String, Value>) -> Option<Map<String, Valu
 /// item, its tool call, the arguments — so however deeply a hostile request
 /// nests, the look costs one pass over it.
 pub fn path_of(request: &str) -> Option<String> {
-    let top = scan(request)?;
-    if top.path.is_some() {
-        return top.path;
-    }
-    let arguments = match (top.arguments, top.function) {
-        (Some(arguments), _) => arguments,
-        (None, Some(function)) => scan(function.get())?.arguments?,
-        (None, None) => return None,
-    };
-    let text = arguments.get();
-    if text.starts_with('"') {
-        let inner: String = serde_json::from_str(text).ok()?;
-        scan(&inner)?.path
-    } else {
-        scan(text)?.path
+    let top = skeleton(request, SKELETON_DEPTH)?;
+    let call = unwrap(top, |text| {
+        skeleton(text, SKELETON_DEPTH - 1)
+            .map(Value::Object)
+            .ok_or(())
+    })
+    .ok()?;
+    match call.arguments.get("path") {
+        Some(Value::String(path)) => Some(path.clone()),
+        _ => None,
     }
 }
 
-/// What [`scan`] saw of one object's keys.
-#[derive(Default)]
-struct Scanned<'a> {
-    path: Option<String>,
-    arguments: Option<&'a RawValue>,
-    function: Option<&'a RawValue>,
-}
+/// How many levels of objects [`skeleton`] reads: a `tool_calls` item, its
+/// tool call, the arguments.
+const SKELETON_DEPTH: usize = 3;
 
-/// The `path`, `arguments` and `function` of the object `text`, without
-/// descending into any value.
-fn scan(text: &str) -> Option<Scanned<'_>> {
-    /// Fills the slot; stops the parse (as an error) once `path` is read.
-    struct Scan<'s, 'de>(&'s mut Scanned<'de>);
+/// The object `text` as far as [`unwrap`] and [`path_of`] look at it: the
+/// `path`, `name` and `type` strings; the `arguments`, `function` and
+/// `input` values as skeletons themselves (an `arguments` string decoded),
+/// down to `depth` levels; every other key with a null value. Reading stops
+/// at `path`: an object with one is the arguments. `None` when `text` is no
+/// object, or breaks off before anything was seen.
+fn skeleton(text: &str, depth: usize) -> Option<Map<String, Value>> {
+    /// Fills the map; stops the parse (as an error) once `path` is read.
+    struct Skeleton<'m> {
+        map: &'m mut Map<String, Value>,
+        depth: usize,
+    }
 
-    impl<'de> Visitor<'de> for Scan<'_, 'de> {
+    impl<'de> Visitor<'de> for Skeleton<'_> {
         type Value = ();
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -124,29 +206,45 @@ fn scan(text: &str) -> Option<Scanned<'_>> {
 
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
             while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                match key.as_ref() {
-                    "path" => {
-                        self.0.path = Some(map.next_value()?);
-                        return Err(de::Error::custom("found"));
+                let value = match key.as_ref() {
+                    "path" | "name" | "type" => match map.next_value::<Value>()? {
+                        Value::String(text) => Value::String(text),
+                        _ => Value::Null,
+                    },
+                    "arguments" | "function" | "input" if self.depth > 1 => {
+                        let raw = map.next_value::<&RawValue>()?.get();
+                        if raw.starts_with('"') {
+                            serde_json::from_str::<String>(raw).map_or(Value::Null, Value::String)
+                        } else {
+                            skeleton(raw, self.depth - 1).map_or(Value::Null, Value::Object)
+                        }
                     }
-                    "arguments" => self.0.arguments = Some(map.next_value()?),
-                    "function" => self.0.function = Some(map.next_value()?),
                     _ => {
                         map.next_value::<IgnoredAny>()?;
+                        Value::Null
                     }
+                };
+                let stop = key == "path";
+                self.map.insert(key.into_owned(), value);
+                if stop {
+                    return Err(de::Error::custom("found"));
                 }
             }
             Ok(())
         }
     }
 
-    let mut scanned = Scanned::default();
+    let mut map = Map::new();
     let mut de = serde_json::Deserializer::from_str(text);
-    // Whether the parse stopped early or failed, the slot holds what it
-    // saw; a failure before anything was seen leaves it empty.
-    let stopped = (&mut de).deserialize_map(Scan(&mut scanned)).is_err();
-    let seen = scanned.path.is_some() || scanned.arguments.is_some() || scanned.function.is_some();
-    (seen || !stopped).then_some(scanned)
+    // Whether the parse stopped early or failed, the map holds what it saw;
+    // a failure before anything was seen leaves it empty.
+    let stopped = (&mut de)
+        .deserialize_map(Skeleton {
+            map: &mut map,
+            depth,
+        })
+        .is_err();
+    (!map.is_empty() || !stopped).then_some(map)
 }
 
 #[cfg(test)]
@@ -161,29 +259,80 @@ mod tests {
         }
     }
 
-    #[test]
-    fn tool_calls_are_told_from_arguments() {
-        assert!(is_tool_call(&object(
-            json!({"name": "Write", "arguments": {}})
-        )));
-        assert!(is_tool_call(&object(json!({"arguments": "{}"}))));
-        assert!(!is_tool_call(&object(json!({"path": "a", "arguments": 1}))));
-        assert!(!is_tool_call(&object(json!({"path": "a", "content": "x"}))));
+    fn unwrapped(value: Value) -> Result<Unwrapped, ShapeError<String>> {
+        unwrap(object(value), |text| {
+            serde_json::from_str(text).map_err(|e: serde_json::Error| e.to_string())
+        })
     }
 
     #[test]
-    fn tool_calls_items_hold_a_tool_call() {
-        let mut item = object(json!({
-            "id": "call_1",
-            "type": "function",
-            "function": {"name": "Write", "arguments": "{}"}
-        }));
-        let function = take_function(&mut item).expect("a tool_calls item");
-        assert!(is_tool_call(&function));
-        let mut args = object(json!({"path": "a", "function": {}}));
-        assert_eq!(take_function(&mut args), None);
-        assert!(args.contains_key("function"), "left as it was");
-        assert_eq!(take_function(&mut object(json!({"function": "x"}))), None);
+    fn every_shape_is_taken_apart() {
+        let args = json!({"path": "a", "content": "x"});
+        let plain = unwrapped(args.clone()).unwrap();
+        assert_eq!(
+            (plain.name, Value::Object(plain.arguments)),
+            (None, args.clone())
+        );
+        for shape in [
+            json!({"name": "Write", "arguments": {"path": "a", "content": "x"}}),
+            json!({"name": "Write", "arguments": "{\"path\":\"a\",\"content\":\"x\"}"}),
+            json!({"id": "call_1", "type": "function", "function": {"name": "Write", "arguments": "{\"path\":\"a\",\"content\":\"x\"}"}}),
+            json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "Write", "arguments": "{\"path\":\"a\",\"content\":\"x\"}"}),
+            json!({"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {"path": "a", "content": "x"}}),
+        ] {
+            let call = unwrapped(shape.clone()).unwrap();
+            assert_eq!(call.name.as_deref(), Some("Write"), "{shape}");
+            assert_eq!(Value::Object(call.arguments), args, "{shape}");
+        }
+    }
+
+    #[test]
+    fn what_is_no_shape_or_a_broken_one() {
+        // Arguments with a parameter but no path are still arguments.
+        assert!(unwrapped(json!({"content": "x"})).unwrap().name.is_none());
+        assert!(
+            unwrapped(json!({"path": "a", "arguments": 1}))
+                .unwrap()
+                .name
+                .is_none()
+        );
+        for unknown in [
+            json!({}),
+            json!({"text": "x"}),
+            json!({"function": "x"}),
+            json!({"type": "tool_use", "name": "Write"}),
+        ] {
+            assert_eq!(
+                unwrapped(unknown.clone()),
+                Err(ShapeError::Unknown),
+                "{unknown}"
+            );
+        }
+        assert_eq!(
+            unwrapped(json!({"arguments": {}})),
+            Err(ShapeError::NameMissing)
+        );
+        assert_eq!(
+            unwrapped(json!({"name": 1, "arguments": {}})),
+            Err(ShapeError::NameNotString)
+        );
+        assert_eq!(
+            unwrapped(json!({"name": "Write", "arguments": 1})),
+            Err(ShapeError::ArgumentsNotObject)
+        );
+        assert_eq!(
+            unwrapped(json!({"name": "Write", "arguments": "[1]"})),
+            Err(ShapeError::ArgumentsStringNotObject)
+        );
+        assert!(matches!(
+            unwrapped(json!({"name": "Write", "arguments": "{"})),
+            Err(ShapeError::Parse(_))
+        ));
+        // tool_use takes its input as an object only.
+        assert_eq!(
+            unwrapped(json!({"type": "tool_use", "name": "Write", "input": "{}"})),
+            Err(ShapeError::ArgumentsNotObject)
+        );
     }
 
     #[test]
@@ -223,6 +372,21 @@ mod tests {
         assert_eq!(path_of(&deep), None);
         let two = r#"{"arguments":{"arguments":{"path":"x"}}}"#;
         assert_eq!(path_of(two), None, "the guest refuses it too");
+    }
+
+    #[test]
+    fn the_path_of_the_newer_shapes() {
+        assert_eq!(
+            path_of(
+                r#"{"type":"tool_use","id":"t","name":"Write","input":{"path":"f","content":"x"}}"#
+            )
+            .as_deref(),
+            Some("f")
+        );
+        assert_eq!(
+            path_of(r#"{"type":"function_call","call_id":"c","name":"Write","arguments":"{\"path\":\"g\"}"}"#).as_deref(),
+            Some("g")
+        );
     }
 
     #[test]

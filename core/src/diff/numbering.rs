@@ -13,7 +13,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use super::deadline_exceeded;
+use super::limits::deadline_exceeded;
 use super::lines::same_bytes;
 
 /// The number of a new line: the number of the equal old line, or

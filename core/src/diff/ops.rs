@@ -21,15 +21,15 @@
 //! any of this would fail them.
 
 use std::convert::Infallible;
-use std::hash::Hash;
 use std::time::Instant;
 
 use similar::DiffOp;
-use similar::algorithms::{Capture, Compact, DiffHook, Replace, myers};
+use similar::algorithms::{Capture, Compact, DiffHook, Replace};
 
 use super::lines::same_bytes;
 use super::numbering::{NotNumbered, Numbered};
 use super::preflight::{reduce_for_myers, search_reduced};
+use super::search::search;
 
 /// The Myers operations between two lists of lines, as
 /// `similar::capture_diff_deadline(Algorithm::Myers, ..)` gives them.
@@ -81,21 +81,6 @@ fn common_ends(old: &[&str], new: &[&str]) -> (usize, usize) {
         .take_while(same)
         .count();
     (prefix, suffix)
-}
-
-/// `similar`'s Myers over all of `old` and `new`.
-pub(super) fn search<O, N, D>(
-    d: &mut D,
-    old: &[O],
-    new: &[N],
-    deadline: Option<Instant>,
-) -> Result<(), D::Error>
-where
-    O: Hash + Eq,
-    N: PartialEq<O> + Hash + Eq,
-    D: DiffHook,
-{
-    myers::diff_deadline(d, old, 0..old.len(), new, 0..new.len(), deadline)
 }
 
 /// Passes operations on the middle lines on at their place among all

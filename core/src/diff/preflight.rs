@@ -12,9 +12,9 @@ use std::time::Instant;
 
 use similar::algorithms::DiffHook;
 
-use super::deadline_exceeded;
+use super::limits::deadline_exceeded;
 use super::numbering::{NewId, Numbered};
-use super::ops::search;
+use super::search::search;
 
 /// The lines the search runs on after [`reduce_for_myers`], with where each one is
 /// among the middle lines.

@@ -4,7 +4,7 @@
 use similar::udiff::UnifiedHunkHeader;
 use similar::{ChangeTag, DiffOp};
 
-use super::{CONTEXT_LINES, DiffLimits, TRUNCATION_MARK};
+use super::limits::{CONTEXT_LINES, DiffLimits, TRUNCATION_MARK};
 
 /// The unified diff of `ops` between `old` and `new` lines for the file at
 /// `path`, as much of it as `limits` allow, and whether it was cut.

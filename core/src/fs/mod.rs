@@ -19,10 +19,24 @@ mod write;
 
 pub use read::{Existing, ReadError, read_existing};
 pub use resolve::{Resolved, TargetKind, resolve};
+use std::io;
 pub use sys::Dir;
+
+use crate::error::ToolError;
+
+/// The error for an I/O failure met while `doing` something: a refusal of
+/// the capability layer means the path led outside the root; anything else
+/// is the system's.
+pub fn io_error(err: &io::Error, doing: &str) -> ToolError {
+    if sys::is_sandbox_refusal(err) {
+        ToolError::outside_root()
+    } else {
+        ToolError::from_io(err, doing)
+    }
+}
+
 pub use write::{
-    Durability, TargetChanged, Unchanged, create_parents, is_target_changed, remove_dirs,
-    write_atomic,
+    Durability, Unchanged, create_parents, is_target_changed, remove_dirs, write_atomic,
 };
 
 #[cfg(test)]
@@ -36,8 +50,8 @@ mod tests {
     use crate::path::RelPath;
 
     fn resolve_in(root: &Path, path: &str) -> Result<Resolved, ErrorCode> {
-        let rel = RelPath::parse(path).map_err(|e| e.code)?;
-        resolve(&Dir::from_path(root), rel).map_err(|e| e.code)
+        let rel = RelPath::parse(path).map_err(|e| e.code())?;
+        resolve(&Dir::from_path(root), rel).map_err(|e| e.code())
     }
 
     #[test]

@@ -155,7 +155,7 @@ impl<'a> Context<'a> {
                 self.kind = TargetKind::Missing;
                 return Ok(());
             }
-            Err(e) => return Err(ToolError::from_io(&e, "resolving the path")),
+            Err(e) => return Err(super::io_error(&e, "resolving the path")),
         };
         let kind = stat.kind;
         match kind {
@@ -195,7 +195,7 @@ impl<'a> Context<'a> {
         let target = self
             .root
             .read_link_at(path)
-            .map_err(|e| ToolError::from_io(&e, "resolving the path"))?;
+            .map_err(|e| super::io_error(&e, "resolving the path"))?;
         // An absolute target, or one that is not text, leads outside as far
         // as the tool can tell: it cannot know where the root sits.
         let segments = target

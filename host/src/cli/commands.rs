@@ -92,8 +92,7 @@ fn serve_lines(
         if matches!(&request, Request::Complete(line) if line.trim_ascii().is_empty()) {
             continue;
         }
-        let envelope = with_flag_hints(answer(tool, root, request));
-        emit(out, &envelope, false)?;
+        emit(out, &answer(tool, root, request), false)?;
     }
     Ok(())
 }

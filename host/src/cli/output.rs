@@ -27,24 +27,24 @@ pub(crate) fn emit(out: &mut impl Write, json: &str, pretty: bool) -> Result<(),
         .map_err(|e| format!("cannot write to stdout: {e}"))
 }
 
-/// An envelope as the command line prints it: where the component's
-/// message is about a host option, it names the flag that sets it.
+/// An envelope as a person at the command line reads it (`write`,
+/// `call`): where the component's message is about a host option, it
+/// names the flag that sets it. `serve` answers programs and the models
+/// behind them, which cannot pass a flag: they get the message as it is.
 pub(crate) fn with_flag_hints(envelope: String) -> String {
-    if !envelope.contains(messages::EMPTY_CONTENT) {
+    let hint = if envelope.contains(messages::EMPTY_CONTENT) {
+        "Pass --allow-empty to write an empty file."
+    } else if envelope.contains(messages::CONTENT_OVER_LIMIT) {
+        "Pass --max-content-bytes N to raise the limit."
+    } else {
         return envelope;
-    }
+    };
     let Ok(mut decoded) = Envelope::from_json(&envelope) else {
         return envelope;
     };
     match &mut decoded.error {
-        Some(error)
-            if error.code == ErrorCode::InvalidParam
-                && error.message == messages::EMPTY_CONTENT =>
-        {
-            error.message = format!(
-                "{} Pass --allow-empty to write an empty file.",
-                messages::EMPTY_CONTENT
-            );
+        Some(error) if error.code == ErrorCode::InvalidParam => {
+            error.message = format!("{} {hint}", error.message);
             decoded.text.clone_from(&error.message);
             decoded.to_json()
         }

@@ -386,7 +386,8 @@ fn limits_are_host_options() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         envelope(&out)["text"],
-        "Content is 5 bytes, over the limit of 4 bytes."
+        "Content is 5 bytes, over this tool's content limit of 4 bytes (a host setting); \
+         nothing was written. Pass --max-content-bytes N to raise the limit."
     );
     let out = run(
         &[
@@ -623,18 +624,21 @@ fn component_is_not_written_to_a_terminal() {
 }
 
 /// Empty content is refused by default; the CLI's message names the flag
-/// that allows it, on every command that prints envelopes.
+/// that allows it to a person (`write`, `call`), not to the program or
+/// model behind `serve`, which cannot pass it.
 #[test]
 fn empty_content_names_the_flag_that_allows_it() {
     let dir = tempfile::tempdir().unwrap();
     let root = root_arg(dir.path());
-    let want = "Content cannot be empty. Pass --allow-empty to write an empty file.";
+    let plain = "Content is empty; this tool does not write empty files (a host setting). \
+                 Nothing was written.";
+    let want = format!("{plain} Pass --allow-empty to write an empty file.");
     let out = run(&["--root", &root, "write", "e.txt", "--content", ""], b"");
     assert_eq!(out.status.code(), Some(1));
     let env = envelope(&out);
     assert_eq!(
         (env["text"].as_str(), env["error"]["message"].as_str()),
-        (Some(want), Some(want))
+        (Some(want.as_str()), Some(want.as_str()))
     );
     let request = json!({"path": "e.txt", "content": ""}).to_string();
     let out = run(&["--root", &root, "call"], request.as_bytes());
@@ -644,7 +648,7 @@ fn empty_content_names_the_flag_that_allows_it() {
         format!("{request}\n").as_bytes(),
     );
     assert_eq!(envelope(&out)["error"]["code"], "INVALID_PARAM");
-    assert_eq!(envelope(&out)["text"], want);
+    assert_eq!(envelope(&out)["text"], plain);
     assert!(!dir.path().join("e.txt").exists());
 }
 

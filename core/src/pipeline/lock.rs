@@ -1,10 +1,12 @@
-//! The optimistic lock (`docs/contract.md#parameters`): a write that names
-//! what it expects of the file on disk is refused with `CONFLICT` when the
-//! file differs, or does not exist.
+//! Stage 3, **the optimistic lock** (`docs/contract.md#parameters`): a
+//! write that names what it expects of the file on disk is refused with
+//! `CONFLICT` when the file differs, or does not exist; and the lock
+//! values every answer carries for the next write.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
+use write_tool_wire::LockValues;
 
 use crate::error::ToolError;
 use crate::fs::Existing;
@@ -17,30 +19,46 @@ pub(super) fn requested(request: &Request) -> bool {
         || request.expected_sha256.is_some()
 }
 
-/// Compare the request's lock parameters with the file on disk.
-pub(super) fn check(request: &Request, existing: Option<&Existing>) -> Result<(), ToolError> {
+/// Compare the request's lock parameters with the file on disk, shown as
+/// `display`.
+pub(super) fn check(
+    request: &Request,
+    existing: Option<&Existing>,
+    display: &str,
+) -> Result<(), ToolError> {
     if !requested(request) {
         return Ok(());
     }
     let Some(existing) = existing else {
-        return Err(ToolError::conflict());
+        return Err(ToolError::vanished(display));
     };
     if let Some(size) = request.expected_size_bytes
         && size != existing.bytes.len() as u64
     {
-        return Err(ToolError::conflict());
+        return Err(ToolError::changed(display));
     }
     if let Some(mtime) = request.expected_mtime_ms
         && Some(mtime) != existing.modified.and_then(mtime_ms)
     {
-        return Err(ToolError::conflict());
+        return Err(ToolError::changed(display));
     }
     if let Some(hash) = &request.expected_sha256
         && *hash != sha256_hex(&existing.bytes)
     {
-        return Err(ToolError::conflict());
+        return Err(ToolError::changed(display));
     }
     Ok(())
+}
+
+/// The lock values of a file that holds `bytes`, last modified at
+/// `modified`; its hash only when `sha256` asks for it (hashing a large
+/// file costs as much as diffing it).
+pub(super) fn values(bytes: &[u8], modified: Option<SystemTime>, sha256: bool) -> LockValues {
+    LockValues {
+        expected_mtime_ms: modified.and_then(mtime_ms),
+        expected_size_bytes: bytes.len() as u64,
+        expected_sha256: sha256.then(|| sha256_hex(bytes)),
+    }
 }
 
 /// A modification time in whole milliseconds since the epoch, as the lock

@@ -4,16 +4,17 @@
 use write_tool_wire::Operation;
 use write_tool_wire::request::ToolName;
 
-use super::Done;
-use super::format::TextEncoding;
+use super::outcome::Outcome;
+use crate::format::TextEncoding;
 use crate::params::Request;
 
-impl Done {
+impl Outcome {
     /// The text for the request this is the outcome of.
     pub(super) fn text(&self, request: &Request) -> String {
         let path = &request.path;
         let (added, removed) = (self.diff.lines_added, self.diff.lines_removed);
         let bytes = self.new_size;
+        let format = &self.format;
         if request.tool == ToolName::WriteFile && !request.dry_run && !self.unchanged {
             // The `write_file` confirmation, exactly: its callers match on it.
             return format!("Successfully wrote to {path}");
@@ -42,7 +43,7 @@ impl Done {
                 }
             }
         };
-        if let Some(dir) = &self.created_dir {
+        if let Some(dir) = self.committed.as_ref().and_then(|c| c.created_dir.as_ref()) {
             text.push_str(&format!("\n(Created directory: {dir}/)"));
         }
         if self.split_links && self.applied && !self.unchanged {
@@ -53,10 +54,10 @@ impl Done {
                 "\n(The file has other hard links, which may lie beyond the project: the preview leaves out its old lines.)",
             );
         }
-        if self.old_not_text {
+        if format.old_not_text {
             text.push_str("\n(The existing file was not valid UTF-8 nor text in another encoding the tool knows; the diff shows it with U+FFFD replacement characters, and the content is written as UTF-8.)");
         }
-        if let Some(encoding) = self.converted_from {
+        if let Some(encoding) = format.converted_from {
             let was = if encoding == (TextEncoding::Utf8 { bom: true }) {
                 "UTF-8 with a byte-order mark".to_owned()
             } else {
@@ -65,8 +66,8 @@ impl Done {
             text.push_str(&format!(
                 "\n(keep_format is false: written as given, in UTF-8; the file was {was}.)"
             ));
-        } else if self.encoding != TextEncoding::PLAIN {
-            text.push_str(&match self.encoding {
+        } else if format.encoding != TextEncoding::PLAIN {
+            text.push_str(&match format.encoding {
                 TextEncoding::Utf8 { .. } => "\nUTF-8 byte-order mark kept.".to_owned(),
                 other => format!(
                     "\nEncoding kept: {}{}.",
@@ -79,8 +80,8 @@ impl Done {
                 ),
             });
         }
-        if self.endings_converted
-            && let Some(ending) = self.line_endings
+        if format.endings_converted
+            && let Some(ending) = format.line_endings
         {
             text.push_str(&format!(
                 "\nLine endings kept as {}.",
@@ -94,14 +95,14 @@ impl Done {
             ));
         }
         if self.diff.truncated {
-            text.push_str("\n(Diff preview truncated. Use Read to verify full content.)");
+            text.push_str("\n(Diff preview truncated; the line counts cover the whole change.)");
         }
         text
     }
 }
 
 /// `text` cut to at most `max` bytes, at a character boundary.
-pub fn cut(text: &str, max: usize) -> &str {
+pub(super) fn cut(text: &str, max: usize) -> &str {
     &text[..text.floor_char_boundary(max)]
 }
 

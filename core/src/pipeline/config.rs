@@ -7,7 +7,7 @@ use write_tool_wire::settings::Settings;
 
 use crate::diff::DiffLimits;
 use crate::fs::Durability;
-use crate::protect::Protection;
+use crate::protect::{ProtectError, Protection};
 
 /// Host-chosen limits and switches.
 #[derive(Debug, Clone)]
@@ -26,7 +26,7 @@ pub struct Config {
     /// Which syncs a write makes.
     pub durability: Durability,
     /// Before a write, remove the tool's temp files that a killed writer
-    /// left in the target's directory ([`crate::fs::write_atomic`]).
+    /// left in the target's directory (`docs/contract.md#writing`).
     /// Default true. Listing a directory costs time in proportion to its
     /// entries, so a host that makes many writes may sweep only the first
     /// write to each directory (the wasmtime host does).
@@ -53,8 +53,8 @@ impl Default for Config {
 
 impl Config {
     /// The configuration the host's settings ask for; fails when a protect
-    /// pattern is not a valid glob.
-    pub fn from_settings(settings: &Settings) -> Result<Config, String> {
+    /// pattern is empty or not a valid glob.
+    pub fn from_settings(settings: &Settings) -> Result<Config, ProtectError> {
         Ok(Config {
             max_content_bytes: settings.max_content_bytes,
             allow_empty: settings.allow_empty,

@@ -1,0 +1,31 @@
+//! Stage 2, **read the old file**: the bytes a write replaces, bounded by
+//! the content limit, and what the optimistic lock compares.
+
+use crate::error::ToolError;
+use crate::fs::{self, Existing, ReadError, TargetKind};
+
+use super::Config;
+use super::target::Target;
+
+/// The old file of `target`, `None` when there is none.
+///
+/// Its size is checked before it is opened: a file larger than the tool
+/// reads is never read.
+pub(super) fn read(target: &Target<'_>, config: &Config) -> Result<Option<Existing>, ToolError> {
+    if target.resolved.kind != TargetKind::File {
+        return Ok(None);
+    }
+    let limit = config.max_content_bytes;
+    if let Some(len) = target.resolved.len
+        && len > limit
+    {
+        return Err(ToolError::existing_too_large(len, limit));
+    }
+    let existing =
+        fs::read_existing(target.root, &target.resolved.display(), limit).map_err(|e| match e {
+            ReadError::NotRegular => ToolError::not_regular_file(),
+            ReadError::TooLarge { len } => ToolError::existing_too_large(len, limit),
+            ReadError::Io(e) => fs::io_error(&e, "reading the existing file"),
+        })?;
+    Ok(Some(existing))
+}

@@ -1,0 +1,162 @@
+//! Last, **answer**: what the stages found and did, dressed as the
+//! envelope (`docs/contract.md#envelope`).
+
+use serde_json::Value;
+use write_tool_wire::envelope::{
+    CWD, Context, Data, Envelope, LockValues, Operation, Stats, Status, Warning, WarningKind,
+    WriteStats,
+};
+
+use crate::diff::{self, DiffSummary};
+use crate::format::{LineEnding, NewText, Plan, TextEncoding};
+use crate::fs::Existing;
+use crate::params::Request;
+
+use super::commit::Committed;
+use super::text::cut;
+
+/// What a call found and did, gathered from the stages' outputs.
+#[derive(Debug)]
+pub(super) struct Outcome {
+    /// Whether the target existed.
+    pub(super) operation: Operation,
+    /// The old file's size (0 when there was none).
+    pub(super) original_size: u64,
+    /// The old file had other hard links.
+    pub(super) split_links: bool,
+    /// What the format stage decided.
+    pub(super) format: FormatKept,
+    /// The diff of old against new.
+    pub(super) diff: DiffSummary,
+    /// The new bytes are the old ones.
+    pub(super) unchanged: bool,
+    /// The size of the new bytes.
+    pub(super) new_size: u64,
+    /// Lines of a created file.
+    pub(super) new_lines: u64,
+    /// Whether the file now holds the content (it was written, or already
+    /// held it).
+    pub(super) applied: bool,
+    /// What the commit left, when it ran.
+    pub(super) committed: Option<Committed>,
+    /// The lock values of the file after the call, if there is one.
+    pub(super) lock: Option<LockValues>,
+}
+
+/// The format a call kept or changed, as the envelope reports it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FormatKept {
+    /// The encoding the file is written in.
+    pub(super) encoding: TextEncoding,
+    /// The old file's uniform line ending, given to the content.
+    pub(super) line_endings: Option<LineEnding>,
+    /// The content's line endings were changed to the file's.
+    pub(super) endings_converted: bool,
+    /// `keep_format: false` over a file of another encoding: the one it had.
+    pub(super) converted_from: Option<TextEncoding>,
+    /// The old file is not text in any encoding the tool knows.
+    pub(super) old_not_text: bool,
+}
+
+impl Outcome {
+    /// The outcome of a call that stops before its commit (a dry run, or
+    /// content identical to the file's).
+    pub(super) fn new(
+        old: Option<&Existing>,
+        plan: &Plan<'_>,
+        new: &NewText<'_>,
+        new_size: u64,
+        diff: DiffSummary,
+        unchanged: bool,
+    ) -> Outcome {
+        Outcome {
+            operation: match old {
+                Some(_) => Operation::Update,
+                None => Operation::Create,
+            },
+            original_size: old.map_or(0, |o| o.bytes.len() as u64),
+            split_links: old.is_some_and(|o| o.link_count > 1),
+            format: FormatKept {
+                encoding: plan.encoding,
+                line_endings: plan.line_endings,
+                endings_converted: new.endings_converted,
+                converted_from: plan.converted_from,
+                old_not_text: plan.old_not_text,
+            },
+            diff,
+            unchanged,
+            new_size,
+            new_lines: if old.is_none() {
+                diff::count_lines(&new.text)
+            } else {
+                0
+            },
+            applied: false,
+            committed: None,
+            lock: None,
+        }
+    }
+
+    /// The envelope for `request`, `echo` its `params_input`.
+    pub(super) fn into_envelope(
+        self,
+        request: &Request,
+        echo: Value,
+        time_ms: u64,
+        path_resolved: Option<String>,
+    ) -> Envelope {
+        let incomplete = self.diff.truncated || self.diff.withheld;
+        let status = if request.dry_run || incomplete {
+            Status::Partial
+        } else {
+            Status::Success
+        };
+        let text = self.text(request);
+        // A call that did not write leaves the file as it was.
+        let (bytes_written, new_size) = match self.committed {
+            Some(_) => (self.new_size, self.new_size),
+            None => (0, self.original_size),
+        };
+        let format = self.format;
+        Envelope {
+            status,
+            data: Some(Data {
+                applied: self.applied,
+                operation: self.operation,
+                diff_preview: self.diff.preview,
+                diff_truncated: incomplete,
+                encoding: format.encoding.name(),
+                bom: format.encoding.bom(),
+                line_endings: format.line_endings.map(|e| e.name().to_owned()),
+                lock: self.lock,
+                warnings: self
+                    .diff
+                    .placeholders
+                    .into_iter()
+                    .map(|(line, text)| Warning {
+                        kind: WarningKind::OmissionPlaceholder,
+                        line,
+                        text: cut(&text, 200).to_owned(),
+                    })
+                    .collect(),
+            }),
+            text,
+            stats: Stats {
+                time_ms,
+                write: Some(WriteStats {
+                    bytes_written,
+                    original_size: self.original_size,
+                    new_size,
+                    lines_added: self.diff.lines_added,
+                    lines_removed: self.diff.lines_removed,
+                }),
+            },
+            context: Context {
+                cwd: CWD.to_owned(),
+                params_input: echo,
+                path_resolved,
+            },
+            error: None,
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Stage 1, **resolve**: the request's path placed under a root, walked
+//! with every link followed, checked against the protected paths, and
+//! refused where no file can be written there.
+
+use crate::error::ToolError;
+use crate::fs::{self, Dir, Resolved, TargetKind};
+use crate::path::RelPath;
+use crate::roots::Roots;
+use write_tool_wire::request::ToolName;
+
+use super::Config;
+
+/// Where a call writes.
+#[derive(Debug)]
+pub(super) struct Target<'r> {
+    /// The root the path resolved under.
+    pub(super) root: &'r Dir,
+    /// The path as the request gave it, below that root (walked again to
+    /// tell a capability refusal from the system's).
+    pub(super) rel: RelPath,
+    /// The path with every link followed.
+    pub(super) resolved: Resolved,
+    /// How the envelope names it (`path_resolved`): root-relative, or
+    /// under another root's absolute name.
+    pub(super) display: String,
+    /// Another root's absolute name, which prefixes what is shown of it.
+    pub(super) prefix: Option<&'r str>,
+}
+
+impl Target<'_> {
+    /// A root-relative name shown under the root's prefix.
+    pub(super) fn shown(&self, rel: String) -> String {
+        prefixed(self.prefix, rel)
+    }
+}
+
+/// Place `path` for a call to `tool` and walk it.
+pub(super) fn resolve<'r>(
+    roots: &'r Roots,
+    tool: ToolName,
+    path: &str,
+) -> Result<Target<'r>, ToolError> {
+    let located = roots.locate(tool, path)?;
+    let rel = located.rel.clone();
+    let resolved = fs::resolve(located.dir, located.rel)?;
+    Ok(Target {
+        display: prefixed(located.prefix, resolved.display()),
+        root: located.dir,
+        rel,
+        resolved,
+        prefix: located.prefix,
+    })
+}
+
+impl Target<'_> {
+    /// Refuse a target where nothing can be written: a protected place, a
+    /// directory, a special file, a trailing `/` that names a file or
+    /// nothing, and — for `create_only` — a file.
+    pub(super) fn check_writable(
+        &self,
+        create_only: bool,
+        config: &Config,
+    ) -> Result<(), ToolError> {
+        config.protection.check(&self.resolved.names)?;
+        let dir_only = self.rel.dir_only();
+        match self.resolved.kind {
+            TargetKind::Missing if dir_only => Err(ToolError::slash_but_nothing_there()),
+            TargetKind::File if dir_only => Err(ToolError::slash_but_a_file()),
+            TargetKind::File if create_only => {
+                Err(ToolError::exists(&self.display, self.resolved.len))
+            }
+            TargetKind::Directory => Err(ToolError::is_directory()),
+            TargetKind::Other => Err(ToolError::not_regular_file()),
+            TargetKind::Missing | TargetKind::File => Ok(()),
+        }
+    }
+}
+
+/// A path below another root is shown under that root's absolute name.
+fn prefixed(prefix: Option<&str>, rel: String) -> String {
+    match prefix {
+        None => rel,
+        Some(prefix) => format!("{prefix}/{rel}"),
+    }
+}
