@@ -107,6 +107,7 @@ pub(super) fn strip_bom(content: &str, encoding: TextEncoding) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::detect::decode;
     use crate::format::*;
 
     #[test]

@@ -145,6 +145,7 @@ fn starts_from_breaks(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::detect::decode;
     use crate::format::*;
 
     /// The old file's bytes and the content's text, through the diff and

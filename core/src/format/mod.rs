@@ -30,9 +30,8 @@ use std::borrow::Cow;
 
 use encoding_rs::Encoding;
 
-pub use detect::decode;
 pub use encode::{Unencodable, encode};
-pub use endings::{LineEnding, convert_endings, line_endings};
+pub use endings::LineEnding;
 pub use keep::{LineCodec, encode_keeping, line_by_line};
 pub use plan::{NewText, Plan, plan};
 

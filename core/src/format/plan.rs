@@ -3,8 +3,10 @@
 
 use std::borrow::Cow;
 
+use super::TextEncoding;
+use super::detect::decode;
 use super::encode::strip_bom;
-use super::{LineEnding, TextEncoding, convert_endings, decode, line_endings};
+use super::endings::{LineEnding, convert_endings, line_endings};
 
 /// What one write keeps of the old file's format.
 #[derive(Debug)]

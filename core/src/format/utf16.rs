@@ -73,6 +73,7 @@ const UTF16_PIECE: usize = 4096;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::detect::decode;
     use crate::format::*;
     use encoding_rs::{UTF_16BE, UTF_16LE};
 

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use crate::error::{ErrorKind, ToolError};
 use crate::fs::{self, Dir, Existing, Unchanged};
 
-use super::Config;
+use super::config::Config;
 use super::target::Target;
 
 /// What the commit left on disk.

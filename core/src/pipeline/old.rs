@@ -4,7 +4,7 @@
 use crate::error::ToolError;
 use crate::fs::{self, Existing, ReadError, TargetKind};
 
-use super::Config;
+use super::config::Config;
 use super::target::Target;
 
 /// The old file of `target`, `None` when there is none.

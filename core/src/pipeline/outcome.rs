@@ -13,7 +13,6 @@ use crate::fs::Existing;
 use crate::params::Request;
 
 use super::commit::Committed;
-use super::text::cut;
 
 /// What a call found and did, gathered from the stages' outputs.
 #[derive(Debug)]
@@ -159,4 +158,9 @@ impl Outcome {
             error: None,
         }
     }
+}
+
+/// `text` cut to at most `max` bytes, at a character boundary.
+pub(super) fn cut(text: &str, max: usize) -> &str {
+    &text[..text.floor_char_boundary(max)]
 }

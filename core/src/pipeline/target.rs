@@ -8,7 +8,7 @@ use crate::path::RelPath;
 use crate::roots::Roots;
 use write_tool_wire::request::ToolName;
 
-use super::Config;
+use super::config::Config;
 
 /// Where a call writes.
 #[derive(Debug)]

@@ -4,7 +4,7 @@
 use write_tool_wire::Operation;
 use write_tool_wire::request::ToolName;
 
-use super::outcome::Outcome;
+use super::outcome::{Outcome, cut};
 use crate::format::TextEncoding;
 use crate::params::Request;
 
@@ -99,11 +99,6 @@ impl Outcome {
         }
         text
     }
-}
-
-/// `text` cut to at most `max` bytes, at a character boundary.
-pub(super) fn cut(text: &str, max: usize) -> &str {
-    &text[..text.floor_char_boundary(max)]
 }
 
 fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
