@@ -14,6 +14,7 @@
 //! Set `WRITE_TOOL_GUEST_WASM` to a prebuilt component to skip the nested
 //! build.
 
+use sha2::Digest;
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -60,10 +61,13 @@ fn run() -> Result<(), String> {
     // processes `cargo test` runs, and hosts that hand their environment to
     // the component (jco's preview2-shim) would pass it on, where the guest
     // refuses unknown `WRITE_TOOL_*` settings.
-    let mut key = std::hash::DefaultHasher::new();
-    std::hash::Hash::hash(documented.as_slice(), &mut key);
+    // SHA-256, as `cache.rs` hashes any other component.
+    let key: String = sha2::Sha256::digest(&documented)[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let key_file = out_dir.join("component_key");
-    fs::write(&key_file, format!("{}u64", std::hash::Hasher::finish(&key)))
+    fs::write(&key_file, format!("\"{key}\""))
         .map_err(|e| format!("cannot write {}: {e}", key_file.display()))?;
     fs::write(&embedded, documented)
         .map_err(|e| format!("cannot write {}: {e}", embedded.display()))?;

@@ -34,17 +34,26 @@
 //!   host compiles, says why on stderr, and stores nothing there. Artifacts
 //!   are written through exclusive opens that follow no link.
 //!
+//! **Why not wasmtime's own cache** (the `cache` feature, configured by a
+//! TOML file): it stores artifacts zstd-compressed, so every start reads
+//! and decompresses the whole artifact into fresh memory, where this cache
+//! lets a one-shot process map the file and fault in only the pages a call
+//! touches; it runs a worker thread per process for its statistics and
+//! clean-up; it does not check who owns or can write its directory before
+//! running what it finds there; and it would add zstd (a C library) and a
+//! TOML parser to the build.
+//!
 //! Where it lives: `$WRITE_TOOL_CACHE_DIR` if set, else
 //! `$XDG_CACHE_HOME/write-tool`, else `~/.cache/write-tool`.
 //! `WRITE_TOOL_CACHE=off` turns it off.
 
-use std::collections::hash_map::DefaultHasher;
 use std::fs;
 use std::hash::{Hash, Hasher};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
@@ -126,12 +135,38 @@ impl CompileCache {
     }
 }
 
-/// Content hash for keys: SipHash, fine for the few hundred KiB of the
-/// component.
-fn checksum(bytes: &[u8]) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    bytes.hash(&mut hasher);
-    hasher.finish()
+/// A key of the cache: the first 128 bits of a SHA-256, in hex. A
+/// specified hash, so that every build of the tool names the same
+/// component's artifact alike (std's `DefaultHasher` leaves its algorithm
+/// unspecified, free to change between Rust releases).
+fn key(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes)[..16])
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Feeds what a `Hash` implementation writes into SHA-256: the engine's
+/// compatibility hash is only available as `impl Hash`.
+struct Sha256Hasher(Sha256);
+
+impl Hasher for Sha256Hasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        unreachable!("read through `key_of_engine`, never `finish`")
+    }
+}
+
+/// The engine's key: its compatibility hash (wasmtime version, compiler
+/// settings, CPU features) through SHA-256.
+fn key_of_engine(engine: &Engine) -> String {
+    let mut hasher = Sha256Hasher(Sha256::new());
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    hex(&hasher.0.finalize()[..16])
 }
 
 /// Integrity check of a stored artifact (several MiB, read on every start):
@@ -142,18 +177,29 @@ fn integrity(bytes: &[u8]) -> u64 {
     u64::from(crc32fast::hash(bytes))
 }
 
-/// The length of an artifact's name (see [`file_name`]).
-const NAME_LEN: usize = 16 + 1 + 16 + ".cwasm".len();
+/// How many hex digits each half of an artifact's name has (see
+/// [`file_name`]); builds before SHA-256 keys used 16.
+const KEY_DIGITS: usize = 32;
+const OLD_KEY_DIGITS: usize = 16;
 
-/// Whether `name` is an artifact's, as [`file_name`] makes them.
+/// The length of an artifact's name (see [`file_name`]).
+const NAME_LEN: usize = KEY_DIGITS + 1 + KEY_DIGITS + ".cwasm".len();
+
+/// Whether `name` is an artifact's, as [`file_name`] makes them (or as
+/// builds before it did, so that they are pruned too).
 fn is_artifact_name(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    bytes.len() == NAME_LEN
-        && name.ends_with(".cwasm")
-        && bytes[16] == b'-'
-        && bytes[..16]
-            .iter()
-            .chain(&bytes[17..33])
+    let Some(stem) = name.strip_suffix(".cwasm") else {
+        return false;
+    };
+    let Some((component, engine)) = stem.split_once('-') else {
+        return false;
+    };
+    let digits = component.len();
+    (digits == KEY_DIGITS || digits == OLD_KEY_DIGITS)
+        && engine.len() == digits
+        && component
+            .bytes()
+            .chain(engine.bytes())
             .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
@@ -205,17 +251,15 @@ fn prune(dir: &Path, kept: &Path) {
     }
 }
 
-/// `<component hash>-<engine hash>.cwasm`.
+/// `<component key>-<engine key>.cwasm`.
 fn file_name(engine: &Engine, wasm: &[u8]) -> String {
-    let mut compat = DefaultHasher::new();
-    engine.precompile_compatibility_hash().hash(&mut compat);
-    // The embedded component's hash was taken at build time.
-    let key = if std::ptr::eq(wasm, crate::COMPONENT) {
-        crate::COMPONENT_KEY
+    // The embedded component's key was taken at build time.
+    let component = if std::ptr::eq(wasm, crate::COMPONENT) {
+        crate::COMPONENT_KEY.to_owned()
     } else {
-        checksum(wasm)
+        key(wasm)
     };
-    format!("{key:016x}-{:016x}.cwasm", compat.finish())
+    format!("{component}-{}.cwasm", key_of_engine(engine))
 }
 
 /// How an artifact found in the cache is brought into memory.
@@ -310,19 +354,46 @@ fn read_exact_at(file: &fs::File, buf: &mut [u8], at: usize) -> io::Result<()> {
     file.read_exact(buf)
 }
 
-/// Whether `dir` may hold code this process runs: `Err` says why not. A
-/// directory that does not exist yet is fine: it is created private.
-fn trusted_dir(dir: &Path) -> Result<(), String> {
+/// Why the cache directory, or a file in it, may not hold code this
+/// process runs.
+#[derive(Debug)]
+enum Untrusted {
+    /// Its metadata could not be read.
+    Unreadable(io::Error),
+    /// It is a link, a file or something else, not a directory.
+    NotADirectory,
+    /// Another user owns it.
+    OtherOwner,
+    /// Others can write it.
+    WritableByOthers,
+}
+
+impl std::fmt::Display for Untrusted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Untrusted::Unreadable(err) => write!(f, "{err}"),
+            Untrusted::NotADirectory => {
+                f.write_str("it is not a directory (a link is not followed)")
+            }
+            Untrusted::OtherOwner => f.write_str("it is owned by another user"),
+            Untrusted::WritableByOthers => f.write_str("others can write it"),
+        }
+    }
+}
+
+/// Whether `dir` may hold code this process runs. A directory that does
+/// not exist yet is fine: it is created private.
+fn trusted_dir(dir: &Path) -> Result<(), Untrusted> {
     let meta = match fs::symlink_metadata(dir) {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(Untrusted::Unreadable(e)),
     };
     if !meta.is_dir() {
-        return Err("it is not a directory (a link is not followed)".into());
+        return Err(Untrusted::NotADirectory);
     }
     match untrusted(&meta) {
-        Some(why) => Err(why.into()),
+        Some(why) => Err(why),
         None => Ok(()),
     }
 }
@@ -330,19 +401,19 @@ fn trusted_dir(dir: &Path) -> Result<(), String> {
 /// Why a cache entry with metadata `meta` is not to be trusted, if it is
 /// not: owned by another user, or writable by others.
 #[cfg(unix)]
-fn untrusted(meta: &fs::Metadata) -> Option<&'static str> {
+fn untrusted(meta: &fs::Metadata) -> Option<Untrusted> {
     use std::os::unix::fs::MetadataExt;
     if meta.uid() != rustix::process::geteuid().as_raw() {
-        return Some("it is owned by another user");
+        return Some(Untrusted::OtherOwner);
     }
     if meta.mode() & 0o022 != 0 {
-        return Some("others can write it");
+        return Some(Untrusted::WritableByOthers);
     }
     None
 }
 
 #[cfg(not(unix))]
-fn untrusted(_meta: &fs::Metadata) -> Option<&'static str> {
+fn untrusted(_meta: &fs::Metadata) -> Option<Untrusted> {
     None
 }
 
@@ -497,7 +568,12 @@ mod tests {
     #[test]
     fn the_build_time_key_is_the_components_hash() {
         let copy = crate::COMPONENT.to_vec();
-        assert_eq!(crate::COMPONENT_KEY, checksum(&copy));
+        assert_eq!(crate::COMPONENT_KEY, key(&copy));
+        assert_eq!(
+            key(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223",
+            "SHA-256, as specified"
+        );
         let engine = Engine::default();
         assert_eq!(
             file_name(&engine, crate::COMPONENT),

@@ -2,11 +2,33 @@
 //! blocking thread, at most as many at once as the tool has instance slots,
 //! so that a burst waits its turn instead of failing for want of a slot.
 
+use std::fmt;
 use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
 use crate::{Root, WriteTool};
+
+/// Why a call could not run to its end. Its message is for the client,
+/// which gets it in an `EXECUTION_ERROR` envelope or a JSON-RPC error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallError {
+    /// The runtime is shutting down: the call never started.
+    ShuttingDown,
+    /// The task running the call ended without an answer.
+    Lost,
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CallError::ShuttingDown => "The server is shutting down; nothing was written.",
+            CallError::Lost => "The call did not finish.",
+        })
+    }
+}
+
+impl std::error::Error for CallError {}
 
 /// The tool and the slots calls wait for.
 #[derive(Debug)]
@@ -33,17 +55,17 @@ impl Calls {
         &self,
         root: Arc<Root>,
         request: impl AsRef<str> + Send + 'static,
-    ) -> Result<String, String> {
+    ) -> Result<String, CallError> {
         let permit = Arc::clone(&self.slots)
             .acquire_owned()
             .await
-            .map_err(|_| "The server is shutting down; nothing was written.".to_owned())?;
+            .map_err(|_| CallError::ShuttingDown)?;
         let tool = Arc::clone(&self.tool);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             tool.call(&root, request.as_ref())
         })
         .await
-        .map_err(|_| "The call did not finish.".to_owned())
+        .map_err(|_| CallError::Lost)
     }
 }

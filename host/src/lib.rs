@@ -84,9 +84,9 @@ write_tool_wire::envelope_into_wit!(crate::bindings::exports::tool);
 pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/write_tool_guest.wasm"));
 
 /// [`COMPONENT`]'s key in the compile cache, hashed by `build.rs` the way
-/// `cache.rs` hashes any other component: hashing it at every start was 5%
-/// of a one-shot process (BENCHMARKS.md, "Start-up").
-const COMPONENT_KEY: u64 = include!(concat!(env!("OUT_DIR"), "/component_key"));
+/// `cache.rs` hashes any other component, so that a one-shot process does
+/// not hash the component at every start ([BENCHMARKS.md](../BENCHMARKS.md#start-up)).
+const COMPONENT_KEY: &str = include!(concat!(env!("OUT_DIR"), "/component_key"));
 
 #[cfg(test)]
 mod tests {

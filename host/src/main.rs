@@ -11,7 +11,8 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use anyhow::{Context, bail};
+use write_tool::mcp::RootsError;
 use write_tool::{Root, WriteTool, ambient_authority};
 
 use cli::commands;
@@ -19,10 +20,11 @@ use cli::flags::{Cli, Command};
 use cli::output::EXIT_USAGE;
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    match run(cli::flags::parse()) {
         Ok(code) => ExitCode::from(code),
-        Err(message) => {
-            eprintln!("write-tool: {message}");
+        Err(err) => {
+            // The chain of contexts, outermost first, as ripgrep prints it.
+            eprintln!("write-tool: {err:#}");
             ExitCode::from(EXIT_USAGE)
         }
     }
@@ -30,13 +32,19 @@ fn main() -> ExitCode {
 
 /// Check what can be checked before starting the tool (the roots, the
 /// listening address), start it, and hand it to the command.
-fn run(cli: Cli) -> Result<u8, String> {
+fn run(cli: Cli) -> anyhow::Result<u8> {
     let (options, limit, pretty) = (cli.options(), cli.request_limit(), cli.pretty);
     if let Command::Component { out } = &cli.command {
         return commands::component(out.as_deref());
     }
-    // Without `--root`, `mcp` follows the client's roots, if it offers any.
-    let roots_given = !cli.root.is_empty();
+    if let Command::Mcp = cli.command {
+        // An MCP server starts whatever its roots: it tells the client.
+        let roots = mcp_roots(cli.root);
+        let tool = WriteTool::new(options)
+            .map_err(anyhow::Error::from)
+            .context("cannot start the tool")?;
+        return commands::mcp(tool, roots, limit);
+    }
     let root = match cli.command {
         Command::Schema => None,
         _ => Some(open_root(cli.root)?),
@@ -49,7 +57,9 @@ fn run(cli: Cli) -> Result<u8, String> {
         } => Some(listen_addrs(addr, *ws_allow_remote)?),
         _ => None,
     };
-    let tool = WriteTool::new(options).map_err(|e| format!("cannot start the tool: {e}"))?;
+    let tool = WriteTool::new(options)
+        .map_err(anyhow::Error::from)
+        .context("cannot start the tool")?;
     let Some(root) = root else {
         return commands::schema(&tool, pretty);
     };
@@ -74,38 +84,59 @@ fn run(cli: Cli) -> Result<u8, String> {
             None => commands::serve(&tool, &root, limit),
             Some(addrs) => commands::serve_ws(tool, root, addrs, ws_origin, limit),
         },
-        Command::Mcp => commands::mcp(tool, root, !roots_given, limit),
-        Command::Schema | Command::Component { .. } => unreachable!("answered above"),
+        Command::Schema | Command::Component { .. } | Command::Mcp => {
+            unreachable!("answered above")
+        }
     }
 }
 
 /// The addresses `--ws HOST:PORT` resolves to, all of them loopback ones
 /// unless `allow_remote`: a host name that also resolves elsewhere is
 /// refused like an address that is not loopback.
-fn listen_addrs(addr: &str, allow_remote: bool) -> Result<(String, Vec<SocketAddr>), String> {
+fn listen_addrs(addr: &str, allow_remote: bool) -> anyhow::Result<(String, Vec<SocketAddr>)> {
     let addrs: Vec<SocketAddr> = addr
         .to_socket_addrs()
-        .map_err(|e| format!("--ws {addr}: {e} (give HOST:PORT, for example 127.0.0.1:8765)"))?
+        .with_context(|| format!("--ws {addr} (give HOST:PORT, for example 127.0.0.1:8765)"))?
         .collect();
     if addrs.is_empty() {
-        return Err(format!("--ws {addr} resolves to no address"));
+        bail!("--ws {addr} resolves to no address");
     }
     if !allow_remote && !addrs.iter().all(|a| a.ip().is_loopback()) {
-        return Err(format!(
-            "--ws {addr} is not a loopback address; add --ws-allow-remote to serve it anyway"
-        ));
+        bail!("--ws {addr} is not a loopback address; add --ws-allow-remote to serve it anyway");
     }
     Ok((addr.to_owned(), addrs))
 }
 
-/// The roots `--root` names, or the current directory.
-fn open_root(mut roots: Vec<PathBuf>) -> Result<Root, String> {
-    if roots.is_empty() {
-        roots.push(
-            std::env::current_dir()
-                .map_err(|e| format!("cannot read the current directory: {e}"))?,
-        );
+/// The roots of `mcp`: those `--root` names, or the client's with the
+/// current directory for a client that offers none.
+fn mcp_roots(roots: Vec<PathBuf>) -> commands::McpRoots {
+    if !roots.is_empty() {
+        let shown = roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        return match Root::open_all(&roots, ambient_authority()) {
+            Ok(root) => commands::McpRoots::Given(root),
+            Err(e) => commands::McpRoots::Broken(RootsError::Configured {
+                roots: shown,
+                reason: e.to_string(),
+            }),
+        };
     }
-    Root::open_all(&roots, ambient_authority())
-        .map_err(|e| format!("a root is not a usable directory: {e}"))
+    // A desktop client starts its servers in `/`: that is no project.
+    let own = std::env::current_dir()
+        .ok()
+        .filter(|cwd| cwd.parent().is_some())
+        .and_then(|cwd| Root::open(cwd, ambient_authority()).ok())
+        .ok_or(RootsError::NoProject);
+    commands::McpRoots::FollowClient(own)
+}
+
+/// The roots `--root` names, or the current directory.
+fn open_root(mut roots: Vec<PathBuf>) -> anyhow::Result<Root> {
+    if roots.is_empty() {
+        roots.push(std::env::current_dir().context("cannot read the current directory")?);
+    }
+    Root::open_all(&roots, ambient_authority()).context("a root is not a usable directory")
 }

@@ -125,7 +125,7 @@ impl Shared {
                     .call(Arc::clone(&self.root), text)
                     .await
                     .unwrap_or_else(|message| {
-                        Envelope::refused(ErrorCode::ExecutionError, message).to_json()
+                        Envelope::refused(ErrorCode::ExecutionError, message.to_string()).to_json()
                     }),
                 Ok(Message::Binary(_)) => {
                     invalid_request("Invalid JSON arguments: send each request as a text message.")
@@ -168,31 +168,26 @@ fn check_origin(request: &Request, allowed: &[String]) -> Result<(), ErrorRespon
     Err(response)
 }
 
-/// `http(s)://localhost`, `127.x.x.x` or `[::1]`, any port.
+/// `http(s)://localhost`, `127.x.x.x` or `[::1]`, any port, parsed by
+/// `url` as browsers send it: a scheme, a host and a port, nothing else.
 fn is_loopback_origin(origin: &str) -> bool {
-    let Some(rest) = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-    else {
+    let Ok(url) = url::Url::parse(origin) else {
         return false;
     };
-    let host = if let Some(v6) = rest.strip_prefix('[') {
-        match v6.split_once(']') {
-            Some((host, after)) if after.is_empty() || after.starts_with(':') => host,
-            _ => return false,
-        }
-    } else {
-        match rest.split_once(':') {
-            Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
-            Some(_) => return false,
-            None => rest,
-        }
-    };
-    if host.eq_ignore_ascii_case("localhost") {
-        return true;
+    let bare = url.username().is_empty()
+        && url.password().is_none()
+        && matches!(url.path(), "" | "/")
+        && url.query().is_none()
+        && url.fragment().is_none();
+    if !bare || !matches!(url.scheme(), "http" | "https") {
+        return false;
     }
-    host.parse::<std::net::IpAddr>()
-        .is_ok_and(|ip| ip.is_loopback())
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -232,6 +227,8 @@ mod tests {
             "http://127.9.9.9",
             "http://[::1]:8080",
             "http://LOCALHOST",
+            // A browser reads hosts the WHATWG way, as `url` does.
+            "http://0x7f.1",
         ] {
             assert!(is_loopback_origin(ok), "{ok}");
         }
@@ -244,6 +241,10 @@ mod tests {
             "file://",
             "http://[::1].evil.com",
             "http://10.0.0.1",
+            "http://user@localhost",
+            "http://localhost/path",
+            "ws://localhost",
+            "http://[::ffff:8.8.8.8]",
         ] {
             assert!(!is_loopback_origin(bad), "{bad}");
         }

@@ -6,8 +6,9 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use anyhow::{Context, bail};
 use serde_json::json;
-use write_tool::mcp::McpServer;
+use write_tool::mcp::{McpServer, RootsError};
 use write_tool::ws::WsOptions;
 use write_tool::{COMPONENT, Root, WriteTool, invalid_request, request_too_long};
 
@@ -15,10 +16,11 @@ use super::input::{self, Request};
 use super::output::{EXIT_OK, emit, exit_code, with_flag_hints};
 
 /// `write-tool schema`: the tool definition.
-pub(crate) fn schema(tool: &WriteTool, pretty: bool) -> Result<u8, String> {
+pub(crate) fn schema(tool: &WriteTool, pretty: bool) -> anyhow::Result<u8> {
     let definition = tool
         .definition()
-        .map_err(|e| format!("cannot read the tool definition: {e}"))?;
+        .map_err(anyhow::Error::from)
+        .context("cannot read the tool definition")?;
     emit(&mut io::stdout(), &definition, pretty)?;
     Ok(EXIT_OK)
 }
@@ -39,7 +41,7 @@ pub(crate) fn write(
     content: Option<String>,
     content_file: Option<PathBuf>,
     pretty: bool,
-) -> Result<u8, String> {
+) -> anyhow::Result<u8> {
     let content = input::content(content, content_file)?;
     let mut arguments = json!({ "path": path, "content": content, "dry_run": how.dry_run });
     // Only flags that were given: the echo then shows what was asked.
@@ -61,7 +63,7 @@ pub(crate) fn call(
     root: &Root,
     limit: usize,
     pretty: bool,
-) -> Result<u8, String> {
+) -> anyhow::Result<u8> {
     let request = input::request(&mut io::stdin().lock(), limit, false)?
         .unwrap_or(Request::Complete(Vec::new()));
     let envelope = with_flag_hints(answer(tool, root, request));
@@ -70,7 +72,7 @@ pub(crate) fn call(
 }
 
 /// `write-tool serve`: JSON lines on stdin and stdout.
-pub(crate) fn serve(tool: &WriteTool, root: &Root, limit: usize) -> Result<u8, String> {
+pub(crate) fn serve(tool: &WriteTool, root: &Root, limit: usize) -> anyhow::Result<u8> {
     input::widen_stdin_pipe();
     // Large requests arrive in large reads (stdin's own buffer is 8 KiB).
     let input = io::BufReader::with_capacity(1 << 20, io::stdin().lock());
@@ -87,7 +89,7 @@ fn serve_lines(
     mut input: impl BufRead,
     out: &mut impl Write,
     limit: usize,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     while let Some(request) = input::request(&mut input, limit, true)? {
         if matches!(&request, Request::Complete(line) if line.trim_ascii().is_empty()) {
             continue;
@@ -118,7 +120,7 @@ pub(crate) fn serve_ws(
     addr: (String, Vec<SocketAddr>),
     allowed_origins: Vec<String>,
     limit: usize,
-) -> Result<u8, String> {
+) -> anyhow::Result<u8> {
     let options = WsOptions {
         max_message_bytes: limit,
         allowed_origins,
@@ -128,64 +130,69 @@ pub(crate) fn serve_ws(
         // The first of the resolved addresses that can be bound.
         let listener = tokio::net::TcpListener::bind(&addrs[..])
             .await
-            .map_err(|e| format!("cannot listen on {name}: {e}"))?;
+            .with_context(|| format!("cannot listen on {name}"))?;
         let local = listener
             .local_addr()
-            .map_err(|e| format!("cannot listen on {name}: {e}"))?;
+            .with_context(|| format!("cannot listen on {name}"))?;
         eprintln!("write-tool: serving ws://{local}");
         write_tool::ws::serve(Arc::new(tool), Arc::new(root), listener, options)
             .await
-            .map_err(|e| format!("WebSocket server failed: {e}"))
+            .context("WebSocket server failed")
     })?;
     Ok(EXIT_OK)
 }
 
-/// `write-tool mcp`: the Model Context Protocol on stdin and stdout; with
-/// `follow_client`, on the client's roots when it offers some.
-pub(crate) fn mcp(
-    tool: WriteTool,
-    root: Root,
-    follow_client: bool,
-    limit: usize,
-) -> Result<u8, String> {
+/// The roots `mcp` runs on.
+pub(crate) enum McpRoots {
+    /// `--root`, opened.
+    Given(Root),
+    /// `--root`, not usable: every call says why.
+    Broken(RootsError),
+    /// No `--root`: the client's roots, else this one (or why there is
+    /// none).
+    FollowClient(Result<Root, RootsError>),
+}
+
+/// `write-tool mcp`: the Model Context Protocol on stdin and stdout.
+pub(crate) fn mcp(tool: WriteTool, roots: McpRoots, limit: usize) -> anyhow::Result<u8> {
     input::widen_stdin_pipe();
-    let (tool, root) = (Arc::new(tool), Arc::new(root));
-    let server = if follow_client {
-        McpServer::following_client(tool, root)
-    } else {
-        McpServer::new(tool, root)
+    let tool = Arc::new(tool);
+    let server = match roots {
+        McpRoots::Given(root) => McpServer::new(tool, Arc::new(root)),
+        McpRoots::Broken(error) => McpServer::without_root(tool, error),
+        McpRoots::FollowClient(own) => McpServer::following_client(tool, own.map(Arc::new)),
     }
-    .map_err(|e| format!("cannot start the MCP server: {e}"))?;
+    .map_err(anyhow::Error::from)
+    .context("cannot start the MCP server")?;
     runtime()?
         .block_on(server.serve_stdio(limit))
-        .map_err(|e| format!("MCP server failed: {e}"))?;
+        .context("MCP server failed")?;
     Ok(EXIT_OK)
 }
 
 /// The async runtime of the network servers. Calls themselves run on its
 /// blocking threads, as many at once as the tool has instance slots.
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))
+        .context("cannot start the async runtime")
 }
 
 /// `write-tool component`: the embedded `.wasm`, byte for byte.
-pub(crate) fn component(out: Option<&Path>) -> Result<u8, String> {
-    match out {
+/// `-o -` means stdout, as it does for most tools that write a file.
+pub(crate) fn component(out: Option<&Path>) -> anyhow::Result<u8> {
+    match out.filter(|path| *path != Path::new("-")) {
         Some(path) => std::fs::write(path, COMPONENT)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+            .with_context(|| format!("cannot write {}", path.display()))?,
         None if io::stdout().is_terminal() => {
-            return Err(
-                "the component is binary; give -o FILE, or redirect stdout to a file".into(),
-            );
+            bail!("the component is binary; give -o FILE, or redirect stdout to a file");
         }
         None => io::stdout()
             .lock()
             .write_all(COMPONENT)
-            .map_err(|e| format!("cannot write to stdout: {e}"))?,
+            .context("cannot write to stdout")?,
     }
     Ok(EXIT_OK)
 }

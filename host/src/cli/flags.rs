@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Parser, Subcommand};
 use write_tool::{CompileCache, Durability, Options};
 
@@ -156,6 +157,45 @@ pub(crate) enum Command {
     },
     /// Print the tool definition (name, description, parameter schema).
     Schema,
+}
+
+/// The flags of `write` itself, which a person may put before the
+/// command by mistake.
+const WRITE_FLAGS: [&str; 5] = [
+    "--content",
+    "--content-file",
+    "--dry-run",
+    "--create-only",
+    "--as-given",
+];
+
+/// The command line, parsed. A usage error ends the process the way clap
+/// ends it, except where clap's hint would mislead: `write-tool --content
+/// x write f` is told to put `--content` after the command, not pointed to
+/// `--max-content-bytes`.
+pub(crate) fn parse() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            if err.kind() == ErrorKind::UnknownArgument
+                && let Some(ContextValue::String(arg)) = err.get(ContextKind::InvalidArg)
+                && let Some(flag) = WRITE_FLAGS
+                    .iter()
+                    .find(|flag| arg.split('=').next() == Some(**flag))
+            {
+                #[allow(clippy::print_stderr, reason = "a usage error, as clap reports it")]
+                {
+                    eprintln!(
+                        "error: {flag} belongs to the write command: put it after the command\n\n  \
+                         write-tool [OPTIONS] write PATH {flag} …\n\nFor more information, try \
+                         'write-tool write --help'."
+                    );
+                }
+                std::process::exit(2);
+            }
+            err.exit()
+        }
+    }
 }
 
 /// Calls the network servers (`mcp`, `serve --ws`) run at once; more wait.

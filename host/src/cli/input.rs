@@ -3,13 +3,15 @@
 use std::io::{self, BufRead, IsTerminal, Read};
 use std::path::PathBuf;
 
+use anyhow::Context;
+
 /// The content of `write`: given inline, read from a file, or read from
 /// stdin.
-pub(crate) fn content(inline: Option<String>, file: Option<PathBuf>) -> Result<String, String> {
+pub(crate) fn content(inline: Option<String>, file: Option<PathBuf>) -> anyhow::Result<String> {
     let bytes = match (inline, file) {
         (Some(content), _) => return Ok(content),
         (None, Some(file)) => {
-            std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?
+            std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?
         }
         (None, None) => {
             let stdin = io::stdin();
@@ -23,12 +25,12 @@ pub(crate) fn content(inline: Option<String>, file: Option<PathBuf>) -> Result<S
             let mut bytes = Vec::new();
             io::stdin()
                 .read_to_end(&mut bytes)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
+                .context("cannot read stdin")?;
             bytes
         }
     };
     String::from_utf8(bytes)
-        .map_err(|_| "content is not valid UTF-8; the tool writes UTF-8 text".to_owned())
+        .map_err(|_| anyhow::anyhow!("content is not valid UTF-8; the tool writes UTF-8 text"))
 }
 
 /// A request as read from stdin.
@@ -44,14 +46,12 @@ pub(crate) fn request(
     input: &mut impl BufRead,
     limit: usize,
     until_newline: bool,
-) -> Result<Option<Request>, String> {
+) -> anyhow::Result<Option<Request>> {
     let mut buffer = Vec::new();
     let mut too_long = false;
     let mut any = false;
     loop {
-        let chunk = input
-            .fill_buf()
-            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        let chunk = input.fill_buf().context("cannot read stdin")?;
         if chunk.is_empty() {
             break;
         }

@@ -2,6 +2,8 @@
 
 use std::io::Write;
 
+use anyhow::Context;
+
 use serde_json::Value;
 use write_tool::wire::{Envelope, ErrorCode, Status, messages};
 
@@ -14,7 +16,7 @@ pub(crate) const EXIT_ERROR_ENVELOPE: u8 = 1;
 pub(crate) const EXIT_USAGE: u8 = 2;
 
 /// Write one envelope (or other JSON document) as a line of stdout.
-pub(crate) fn emit(out: &mut impl Write, json: &str, pretty: bool) -> Result<(), String> {
+pub(crate) fn emit(out: &mut impl Write, json: &str, pretty: bool) -> anyhow::Result<()> {
     let text = if pretty {
         serde_json::from_str::<Value>(json)
             .and_then(|v| serde_json::to_string_pretty(&v))
@@ -24,7 +26,7 @@ pub(crate) fn emit(out: &mut impl Write, json: &str, pretty: bool) -> Result<(),
     };
     writeln!(out, "{text}")
         .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot write to stdout: {e}"))
+        .context("cannot write to stdout")
 }
 
 /// An envelope as a person at the command line reads it (`write`,

@@ -17,7 +17,18 @@
 //! capability, its `roots/list` (file URIs) are the allowed roots, the
 //! first the project root; they are asked for when a call first needs them,
 //! and again as soon as `notifications/roots/list_changed` comes. A client
-//! that offers no roots capability gets the server's own root.
+//! that offers no roots capability gets the server's fallback root, its
+//! working directory, and is told so once initialized (a log notification).
+//!
+//! **A root that cannot be used** does not stop the server: desktop
+//! clients show a server that exited as "disconnected", with nothing to go
+//! on. The server starts, says what is wrong in a log notification once the
+//! client is initialized (and on stderr), and answers every call with an
+//! `EXECUTION_ERROR` envelope that says it: a `--root` that is not a
+//! directory ([`McpServer::without_root`]), roots the client could not list
+//! or that are not directories, or no root at all (no `--root`, no client
+//! roots, and a working directory that is the file system's root, as
+//! desktop clients start servers).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,6 +45,7 @@ use serde_json::{Value, json};
 use tokio::sync::Mutex;
 use write_tool_wire::{Envelope, ErrorCode, Status};
 
+mod log;
 mod stdio;
 
 use crate::calls::Calls;
@@ -52,15 +64,73 @@ pub struct McpServer {
 enum Roots {
     /// Given when the server started.
     Fixed(Arc<Root>),
+    /// Given when the server started, and not usable.
+    Broken(RootsError),
     /// The client's, when it offers them; `own` otherwise.
     Client {
-        own: Arc<Root>,
+        own: Result<Arc<Root>, RootsError>,
         /// The client's roots as last listed, or why they cannot be used;
         /// `None` until a call needs them, and again after the client
         /// says they changed.
-        listed: Mutex<Option<Result<Arc<Root>, String>>>,
+        listed: Mutex<Option<Result<Arc<Root>, RootsError>>>,
     },
 }
+
+/// Why the server has no root to run a call under. The message is for the
+/// person who configures the client: the client shows it as the call's
+/// error and as a log message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RootsError {
+    /// `--root` named something that is not a usable directory.
+    Configured {
+        /// The roots as given.
+        roots: String,
+        /// What the system said.
+        reason: String,
+    },
+    /// No `--root`, the client offers no roots, and the server's working
+    /// directory is the file system's root.
+    NoProject,
+    /// The client's `roots/list` failed.
+    ListFailed(String),
+    /// The client listed no `file:` roots.
+    NoFileRoots,
+    /// A root the client listed is not a usable directory.
+    ClientRootUnusable(String),
+}
+
+impl std::fmt::Display for RootsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RootsError::Configured { roots, reason } => write!(
+                f,
+                "The project root this server was started with (--root {roots}) is not a usable \
+                 directory: {reason}. Nothing was written. Fix the path in the MCP client's \
+                 configuration of write-tool: an absolute path to an existing directory."
+            ),
+            RootsError::NoProject => f.write_str(
+                "This server has no project root: it was started without --root, the client \
+                 offers no roots, and its working directory is the file system's root. Nothing \
+                 was written. Add \"--root\", \"/absolute/path/to/project\" to the server's args \
+                 in the MCP client's configuration.",
+            ),
+            RootsError::ListFailed(reason) => write!(
+                f,
+                "The client's roots could not be listed ({reason}); nothing was written."
+            ),
+            RootsError::NoFileRoots => f.write_str(
+                "The client offered no directory roots (file URIs); nothing was written.",
+            ),
+            RootsError::ClientRootUnusable(reason) => write!(
+                f,
+                "A root the client offered is not a usable directory ({reason}); nothing was \
+                 written."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RootsError {}
 
 impl McpServer {
     /// Build the server on `root`. Reads the `Write` schema from the
@@ -70,8 +140,12 @@ impl McpServer {
     }
 
     /// Build the server to follow the client's roots (see the module
-    /// documentation), with `own` for a client that offers none.
-    pub fn following_client(tool: Arc<WriteTool>, own: Arc<Root>) -> wasmtime::Result<McpServer> {
+    /// documentation), with `own` for a client that offers none (or why
+    /// there is none).
+    pub fn following_client(
+        tool: Arc<WriteTool>,
+        own: Result<Arc<Root>, RootsError>,
+    ) -> wasmtime::Result<McpServer> {
         McpServer::with_roots(
             tool,
             Roots::Client {
@@ -79,6 +153,12 @@ impl McpServer {
                 listed: Mutex::new(None),
             },
         )
+    }
+
+    /// Build the server for roots that could not be opened: it lists its
+    /// tools and answers every call with `error`'s message.
+    pub fn without_root(tool: Arc<WriteTool>, error: RootsError) -> wasmtime::Result<McpServer> {
+        McpServer::with_roots(tool, Roots::Broken(error))
     }
 
     fn with_roots(tool: Arc<WriteTool>, roots: Roots) -> wasmtime::Result<McpServer> {
@@ -93,9 +173,10 @@ impl McpServer {
 
     /// The roots a call runs under, or why it cannot run.
     #[allow(deprecated, reason = "the roots capability; see `client_roots`")]
-    async fn root(&self, peer: &Peer<RoleServer>) -> Result<Arc<Root>, String> {
+    async fn root(&self, peer: &Peer<RoleServer>) -> Result<Arc<Root>, RootsError> {
         let (own, listed) = match &self.roots {
             Roots::Fixed(root) => return Ok(Arc::clone(root)),
+            Roots::Broken(error) => return Err(error.clone()),
             Roots::Client { own, listed } => (own, listed),
         };
         let mut listed = listed.lock().await;
@@ -108,7 +189,7 @@ impl McpServer {
         let current = if offers {
             client_roots(peer).await
         } else {
-            Ok(Arc::clone(own))
+            own.clone()
         };
         *listed = Some(current.clone());
         current
@@ -141,10 +222,10 @@ impl McpServer {
         let arguments = Value::Object(arguments.unwrap_or_default());
         let root = match self.root(peer).await {
             Ok(root) => root,
-            Err(message) => {
+            Err(error) => {
                 return Ok(Envelope::error(
                     ErrorCode::ExecutionError,
-                    message,
+                    error.to_string(),
                     0,
                     write_tool_wire::echo::arguments(match arguments {
                         Value::Object(map) => map,
@@ -159,21 +240,27 @@ impl McpServer {
         self.calls
             .call(root, input)
             .await
-            .map_err(|message| ErrorData::internal_error(message, None))
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))
     }
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated, reason = "MCP logging; see `log`")]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("write-tool", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Write files inside the project root. `Write` takes a root-relative path and \
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build(),
+        )
+        .with_server_info(Implementation::new("write-tool", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Write files inside the project root. `Write` takes a root-relative path and \
                  the complete content and returns a JSON envelope with a unified diff preview; \
                  use dry_run to preview. `write_file` is the same tool for callers that name \
                  files by absolute path inside an allowed directory, or relative to the \
                  project root.",
-            )
+        )
     }
 
     async fn list_tools(
@@ -198,6 +285,40 @@ impl ServerHandler for McpServer {
             ),
             None,
         ))
+    }
+
+    /// Log messages are few and all worth showing: any level is accepted
+    /// and none filters them.
+    #[allow(deprecated, reason = "MCP logging; see `log`")]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let offers = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        let (level, message) = match &self.roots {
+            Roots::Broken(error) => (log::Level::Error, error.to_string()),
+            Roots::Client {
+                own: Err(error), ..
+            } if !offers => (log::Level::Error, error.to_string()),
+            Roots::Client { own: Ok(own), .. } if !offers => (
+                log::Level::Warning,
+                format!(
+                    "No --root was given and the client offers no roots: files are written \
+                     under the server's working directory, {}.",
+                    own.path().display()
+                ),
+            ),
+            _ => return,
+        };
+        log::notify(&context.peer, level, message).await;
     }
 
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
@@ -236,57 +357,33 @@ impl ServerHandler for McpServer {
 /// Opening them resolves the paths the client named against the process's
 /// ambient file-system authority, as [`Root::open_all`] does for `--root`.
 #[allow(deprecated, reason = "clients still offer roots; see above")]
-async fn client_roots(peer: &Peer<RoleServer>) -> Result<Arc<Root>, String> {
-    let listed = peer.list_roots().await.map_err(|e| {
-        format!("The client's roots could not be listed ({e}); nothing was written.")
-    })?;
+async fn client_roots(peer: &Peer<RoleServer>) -> Result<Arc<Root>, RootsError> {
+    let listed = peer
+        .list_roots()
+        .await
+        .map_err(|e| RootsError::ListFailed(e.to_string()))?;
     let paths: Vec<PathBuf> = listed
         .roots
         .iter()
         .filter_map(|root| file_path(&root.uri))
         .collect();
     if paths.is_empty() {
-        return Err(
-            "The client offered no directory roots (file URIs); nothing was written.".to_owned(),
-        );
+        return Err(RootsError::NoFileRoots);
     }
     Root::open_all(&paths, ambient_authority())
         .map(Arc::new)
-        .map_err(|e| {
-            format!(
-                "A root the client offered is not a usable directory ({e}); nothing was written."
-            )
-        })
+        .map_err(|e| RootsError::ClientRootUnusable(e.to_string()))
 }
 
 /// The path of a `file:` URI (`file:///a/b`, `file://localhost/a/b`),
-/// percent-decoded; `None` for anything else.
+/// percent-decoded by `url`; `None` for anything else, a URI naming
+/// another host among them.
 fn file_path(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !path.starts_with('/') {
+    let url = url::Url::parse(uri).ok()?;
+    if url.scheme() != "file" {
         return None;
     }
-    let mut bytes = Vec::with_capacity(path.len());
-    let mut input = path.bytes();
-    while let Some(byte) = input.next() {
-        if byte == b'%' {
-            let hex = [input.next()?, input.next()?];
-            let hex = std::str::from_utf8(&hex).ok()?;
-            bytes.push(u8::from_str_radix(hex, 16).ok()?);
-        } else {
-            bytes.push(byte);
-        }
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStringExt;
-        Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
-    }
-    #[cfg(not(unix))]
-    {
-        String::from_utf8(bytes).ok().map(PathBuf::from)
-    }
+    url.to_file_path().ok()
 }
 
 /// The call result for an envelope: its JSON as text (as the guest wrote
@@ -363,7 +460,10 @@ mod tests {
         );
         assert_eq!(file_path("https://example.com/a"), None);
         assert_eq!(file_path("file://server/share"), None);
-        assert_eq!(file_path("file:///a%2"), None);
+        // An unfinished escape stays as it is (WHATWG URL, as clients
+        // write them).
+        assert_eq!(file_path("file:///a%2"), Some(PathBuf::from("/a%2")));
+        assert_eq!(file_path("file:///a%2Fb"), Some(PathBuf::from("/a/b")));
     }
 
     #[test]

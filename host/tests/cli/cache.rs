@@ -187,8 +187,11 @@ fn storing_an_artifact_keeps_only_the_newest_and_removes_stale_temp_files() {
     };
     // Artifacts of other components or engines, the i-th i days old.
     let older: Vec<String> = (1..=keep + 2)
-        .map(|i| format!("{i:016x}-{:016x}.cwasm", 0xabcu64))
+        .map(|i| format!("{i:032x}-{:032x}.cwasm", 0xabcu64))
         .collect();
+    // An artifact as builds before SHA-256 keys named them: the oldest.
+    let old_name = format!("{:016x}-{:016x}.cwasm", 1, 2);
+    aged(&old_name, day * 50);
     for (i, name) in older.iter().enumerate() {
         aged(name, day * u32::try_from(i + 1).unwrap());
     }
@@ -204,7 +207,9 @@ fn storing_an_artifact_keeps_only_the_newest_and_removes_stale_temp_files() {
         .collect();
     let stored: Vec<&String> = names
         .iter()
-        .filter(|n| n.ends_with(".cwasm") && !older.contains(n) && *n != "notes.cwasm")
+        .filter(|n| {
+            n.ends_with(".cwasm") && !older.contains(n) && *n != "notes.cwasm" && **n != old_name
+        })
         .collect();
     assert_eq!(stored.len(), 1, "the new artifact is kept: {names:?}");
     let mut expected: Vec<String> = older[..keep - 1].to_vec();

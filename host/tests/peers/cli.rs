@@ -140,3 +140,83 @@ fn mcp_survives_malformed_requests() {
         "ok\n"
     );
 }
+
+/// Started the way desktop clients start servers — in `/`, without
+/// `--root` — by a client that offers no roots, the server has no project
+/// root: it says so in a log message once the client is initialized, and
+/// answers calls with that message; started in a directory, it warns that
+/// it writes there.
+#[test]
+fn mcp_without_any_root_says_so_instead_of_writing_somewhere() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let run_in = |dir: &std::path::Path, call: &str| -> Vec<serde_json::Value> {
+        let mut child = Command::new(bin_str())
+            .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
+            .arg("mcp")
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            call,
+        ] {
+            writeln!(stdin, "{line}").expect("send");
+        }
+        // Every message until the call's answer (id 2).
+        let mut seen = Vec::new();
+        for line in lines {
+            let message: serde_json::Value =
+                serde_json::from_str(&line.expect("read")).expect("JSON-RPC");
+            let done = message["id"] == 2;
+            seen.push(message);
+            if done {
+                break;
+            }
+        }
+        drop(stdin);
+        assert!(child.wait().expect("wait").success());
+        seen
+    };
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Write","arguments":{"path":"stray.txt","content":"x\n"}}}"#;
+
+    let seen = run_in(std::path::Path::new("/"), call);
+    let log = seen
+        .iter()
+        .find(|m| m["method"] == "notifications/message")
+        .expect("a log message");
+    assert_eq!(log["params"]["level"], "error");
+    let logged = log["params"]["data"].as_str().expect("text");
+    assert!(logged.contains("no project root"), "{logged}");
+    let answer = seen.last().expect("the answer");
+    assert_eq!(answer["result"]["isError"], true);
+    let text = answer["result"]["structuredContent"]["text"]
+        .as_str()
+        .expect("text");
+    assert!(text.contains("--root"), "{text}");
+    assert!(!std::path::Path::new("/stray.txt").exists());
+
+    let cwd = tempfile::tempdir().expect("tempdir");
+    let seen = run_in(cwd.path(), call);
+    let log = seen
+        .iter()
+        .find(|m| m["method"] == "notifications/message")
+        .expect("a log message");
+    assert_eq!(log["params"]["level"], "warning");
+    let logged = log["params"]["data"].as_str().expect("text");
+    let shown = cwd.path().canonicalize().expect("canonical");
+    assert!(
+        logged.contains(&shown.display().to_string()),
+        "{logged} names {}",
+        shown.display()
+    );
+    assert_eq!(seen.last().expect("answer")["result"]["isError"], false);
+    assert!(cwd.path().join("stray.txt").exists());
+}

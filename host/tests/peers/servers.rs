@@ -91,36 +91,59 @@ fn websocket_python_client() {
     }
 }
 
-/// The README's MCP client configuration, as written: only its placeholder
-/// root is filled in, and `write-tool` is found on `PATH` as after
-/// `cargo install`.
-#[test]
-fn readme_mcp_configuration_works_as_written() {
+/// The README's MCP client configuration block.
+fn readme_mcp_config() -> String {
     let readme = fs::read_to_string(workspace().join("README.md")).expect("README");
-    let block = readme
+    readme
         .split("<!-- mcp-config")
         .nth(1)
         .and_then(|rest| rest.split("```json\n").nth(1))
         .and_then(|rest| rest.split("```").next())
-        .expect("the README has the MCP configuration block");
+        .expect("the README has the MCP configuration block")
+        .to_owned()
+}
+
+/// The README's MCP client configuration, as written: only its
+/// placeholders are filled in, the binary by its absolute path as the
+/// README says.
+#[test]
+fn readme_mcp_configuration_works_as_written() {
     let root = root();
-    let config = block.replace("/path/to/project", root.path().to_str().expect("utf-8"));
+    let config = readme_mcp_config()
+        .replace("/absolute/path/to/write-tool", bin_str())
+        .replace("/path/to/project", root.path().to_str().expect("utf-8"));
     let config_path = root.path().with_extension("mcp.json");
     fs::write(&config_path, &config).expect("config");
-    let bin_dir = Path::new(bin_str()).parent().expect("bin dir");
-    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .expect("PATH");
     let script = workspace().join("host/tests/peers/mcp_config_client.py");
-    let output = run(Command::new(python())
-        .arg(script)
-        .arg(&config_path)
-        .env("PATH", path));
+    let output = run(Command::new(python()).arg(script).arg(&config_path));
     fs::remove_file(&config_path).expect("cleanup");
     assert!(String::from_utf8_lossy(&output.stdout).contains("configured server: ok"));
     assert_eq!(
         fs::read_to_string(root.path().join("from-config.txt")).expect("read"),
         "configured\n"
     );
+}
+
+/// The README's configuration with its root placeholder left in, as a new
+/// user pastes it: the client still connects, lists the tools, gets a log
+/// message and a call error that name the path, and nothing is written.
+#[test]
+fn readme_mcp_configuration_with_the_placeholder_root_says_what_is_wrong() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = readme_mcp_config().replace("/absolute/path/to/write-tool", bin_str());
+    assert!(config.contains("/path/to/project"));
+    let config_path = dir.path().join("mcp.json");
+    fs::write(&config_path, &config).expect("config");
+    let script = workspace().join("host/tests/peers/mcp_config_client.py");
+    let output = run(Command::new(python())
+        .arg(script)
+        .arg(&config_path)
+        .args(["broken", "/path/to/project"])
+        .current_dir(dir.path()));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("broken configuration: ok"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert_eq!(fs::read_dir(dir.path()).expect("list").count(), 1);
 }
