@@ -35,6 +35,15 @@ impl RelPath {
         if is_absolute(path) {
             return Err(ToolError::absolute_path(None, false));
         }
+        // A shell expands `~`; this tool does not, and a model that writes
+        // `~/notes.txt` means the home directory, not a directory named `~`
+        // in the project.
+        if path == "~" || path.starts_with("~/") {
+            return Err(ToolError::invalid_param(
+                "Invalid path: '~' is not expanded to a home directory here, and the tool does \
+                 not create a directory named '~'. Give the path relative to the project root.",
+            ));
+        }
         let names = normalize(path.split('/'))?;
         if names.is_empty() {
             return Err(ToolError::is_directory());
@@ -218,6 +227,18 @@ mod tests {
             assert_eq!(got, *want, "{path:?}");
             assert!(message.contains(msg), "{path:?}: {message}");
         }
+    }
+
+    #[test]
+    fn a_home_directory_tilde_is_refused_and_names_with_a_tilde_are_not() {
+        for home in ["~", "~/notes.txt", "~/.bashrc"] {
+            let (code, message) = code(home).unwrap_err();
+            assert_eq!(code, ErrorCode::InvalidParam);
+            assert!(message.contains("'~' is not expanded"), "{message}");
+        }
+        assert_eq!(code("a/~/b").unwrap(), ["a", "~", "b"]);
+        assert_eq!(code("~backup.txt").unwrap(), ["~backup.txt"]);
+        assert_eq!(code("~$report.docx").unwrap(), ["~$report.docx"]);
     }
 
     #[test]

@@ -56,6 +56,7 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
+use write_tool_wire::settings;
 
 /// Marks a cache file: it follows the artifact.
 const MAGIC: &[u8; 8] = b"WTCACHE3";
@@ -85,10 +86,10 @@ impl CompileCache {
     /// `~/.cache/write-tool`; off when none of those is set.
     pub fn from_env() -> CompileCache {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-        if var("WRITE_TOOL_CACHE").is_some_and(|v| v == "off" || v == "0") {
+        if var(settings::CACHE).is_some_and(|v| v == "off" || v == "0") {
             return CompileCache::Disabled;
         }
-        if let Some(dir) = var("WRITE_TOOL_CACHE_DIR") {
+        if let Some(dir) = var(settings::CACHE_DIR) {
             return CompileCache::Dir(PathBuf::from(dir));
         }
         if let Some(xdg) = var("XDG_CACHE_HOME")

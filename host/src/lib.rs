@@ -80,6 +80,12 @@ pub use write_tool_wire::settings::Durability;
 
 write_tool_wire::envelope_into_wit!(crate::bindings::exports::tool);
 
+/// The README's code blocks in Rust, compiled by `cargo test` as
+/// doctests (`host/tests/peers/readme.rs` runs the others).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 /// The guest component, built for `wasm32-wasip2` by `build.rs`.
 pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/write_tool_guest.wasm"));
 

@@ -34,6 +34,17 @@ pub const SWEEP_TEMPS: &str = "WRITE_TOOL_SWEEP_TEMPS";
 /// Refuse content with omission placeholders instead of warning.
 pub const REFUSE_PLACEHOLDERS: &str = "WRITE_TOOL_REFUSE_PLACEHOLDERS";
 
+/// The `write-tool` host's compile cache: `off` turns it off.
+pub const CACHE: &str = "WRITE_TOOL_CACHE";
+/// The `write-tool` host's compile cache directory.
+pub const CACHE_DIR: &str = "WRITE_TOOL_CACHE_DIR";
+
+/// Variables of the tool's prefix that are the `write-tool` host's own,
+/// not the component's. The component takes them for known and ignores
+/// them: hosts that hand the component their whole environment (jco's
+/// preview2-shim does) pass them on from a user's shell.
+pub const HOST_ONLY: [&str; 2] = [CACHE, CACHE_DIR];
+
 /// How hard a write works to survive a power cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Durability {
@@ -149,6 +160,7 @@ impl Settings {
                 }
                 SWEEP_TEMPS => settings.sweep_temps = boolean(name, value)?,
                 REFUSE_PLACEHOLDERS => settings.refuse_placeholders = boolean(name, value)?,
+                _ if HOST_ONLY.contains(&name) => {}
                 _ => {
                     return Err(SettingsError(format!(
                         "{} is not a setting of the tool",
@@ -280,5 +292,11 @@ mod tests {
             let err = Settings::from_env([(name, value)]).expect_err(name);
             assert!(err.to_string().contains(message), "{err}");
         }
+    }
+
+    #[test]
+    fn the_hosts_own_variables_are_known_and_ignored() {
+        let settings = Settings::from_env([(CACHE_DIR, "/x"), (CACHE, "off")]).expect("known");
+        assert_eq!(settings, Settings::default());
     }
 }

@@ -28,10 +28,8 @@ fn python_example_under_wasmtime_py() {
     assert!(!root.beside("outside.txt"));
 }
 
-/// `examples/node`, installed at the versions its lock file pins and
-/// transpiled with jco. (`npm install`, not `npm ci`: npm leaves other
-/// platforms' optional binaries out of a lock file it writes, and `npm ci`
-/// then refuses the lock as out of sync.)
+/// `examples/node`, installed at the versions its lock file pins (`npm
+/// ci`, as its README says) and transpiled with jco.
 fn node_example() -> &'static Path {
     static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -50,7 +48,7 @@ fn node_example() -> &'static Path {
             }
             fs::write(dir.join("write_tool.wasm"), &wasm).expect("wasm");
             run(Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+                .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
                 .current_dir(dir));
             run(Command::new("npm")
                 .args(["run", "--silent", "transpile"])

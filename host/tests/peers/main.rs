@@ -18,6 +18,7 @@ use write_tool_test_support::bin_str;
 
 mod cli;
 mod hosts;
+mod readme;
 mod servers;
 
 /// The workspace root.
