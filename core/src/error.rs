@@ -262,6 +262,27 @@ impl ToolError {
         Self::new(ErrorKind::NotRegularFile, "Target is not a regular file.")
     }
 
+    /// The walk saw a regular file, and what the tool then opened at its
+    /// name was something else: it was replaced in between.
+    #[cold]
+    pub fn replaced_while_read() -> Self {
+        Self::new(
+            ErrorKind::NotRegularFile,
+            "The target was replaced while the tool read it: it is no longer the regular file the \
+             tool found there. Nothing was written.",
+        )
+    }
+
+    /// The rename found a directory where the file was: it was replaced
+    /// while the tool wrote.
+    #[cold]
+    pub fn became_directory() -> Self {
+        Self::new(
+            ErrorKind::IsDirectory,
+            "Target path became a directory while the tool wrote it; nothing was written.",
+        )
+    }
+
     /// The target is a directory (or the root itself, or ends in `/`).
     #[cold]
     pub fn is_directory() -> Self {

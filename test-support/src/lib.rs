@@ -17,6 +17,7 @@
     reason = "test support: a failed fixture is a failed test"
 )]
 
+pub mod capability;
 pub mod envelope;
 pub mod paths;
 pub mod process;

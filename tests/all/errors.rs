@@ -328,7 +328,15 @@ impl Drop for Immutable {
 /// message of its own, not "Path must be within project root.".
 #[test]
 fn an_immutable_file_or_directory_is_the_systems_refusal() {
+    use write_tool_test_support::capability;
     let p = Project::new();
+    if !capability::runs(
+        capability::chattr_works(&p.root_dir()),
+        "an_immutable_file_or_directory_is_the_systems_refusal",
+        "chattr +i (root, and a file system that keeps the attribute)",
+    ) {
+        return;
+    }
     p.write("locked.txt", "old\n");
     p.mkdir("sealed");
     let want = "Permission denied writing to file: the system refused to change it or its directory (it may be immutable, append-only, or granted read-only).";

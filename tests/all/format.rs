@@ -461,29 +461,34 @@ fn a_host_can_refuse_omission_placeholders() {
     env.assert_status("success");
 }
 
-/// Real source files: the Rust crates in the local cargo registry (which
-/// every build of this workspace fills). At least `MIN` of them.
+/// Real source files: the repository's own text files (Rust, Python,
+/// JavaScript, Markdown, TOML, WIT, JSON, shell), which every checkout
+/// has, read in a fixed order. At least `MIN` of them.
 fn corpus() -> Vec<PathBuf> {
-    const MIN: usize = 240;
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .expect("CARGO_HOME or HOME");
+    const MIN: usize = 100;
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace")
+        .to_path_buf();
     let mut files = Vec::new();
-    let mut dirs = vec![home.join("registry/src")];
+    let mut dirs = vec![workspace];
     while let Some(dir) = dirs.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        let mut entries: Vec<_> = fs::read_dir(&dir)
+            .expect("list")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         entries.sort();
         for path in entries {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if path.is_dir() {
-                dirs.push(path);
+                if !name.starts_with('.') && !matches!(name, "target" | "node_modules" | "gen") {
+                    dirs.push(path);
+                }
             } else if path.extension().is_some_and(|e| {
                 matches!(
                     e.to_str(),
-                    Some("rs" | "py" | "js" | "toml" | "md" | "c" | "h" | "sh")
+                    Some("rs" | "py" | "mjs" | "js" | "toml" | "md" | "wit" | "json" | "sh")
                 )
             }) && fs::metadata(&path).is_ok_and(|m| m.len() > 200 && m.len() < 200_000)
             {
@@ -491,15 +496,12 @@ fn corpus() -> Vec<PathBuf> {
             }
         }
     }
-    // Spread over many crates rather than the first few.
-    let step = (files.len() / MIN).max(1);
-    let picked: Vec<PathBuf> = files.into_iter().step_by(step).collect();
     assert!(
-        picked.len() >= MIN,
-        "only {} source files in the cargo registry",
-        picked.len()
+        files.len() >= MIN,
+        "only {} source files in the repository",
+        files.len()
     );
-    picked
+    files
 }
 
 #[test]
@@ -534,7 +536,14 @@ fn real_source_files_raise_no_placeholder_warning() {
             })
             .collect();
         let env = update(&p, &name, &edited);
-        env.assert_status("success");
+        // Success, or partial where the preview had to be cut (a line
+        // longer than the preview holds): what the contract promises.
+        if env.status == "partial" {
+            assert!(env.data().diff_truncated, "{}: {env:#?}", source.display());
+        } else {
+            env.assert_status("success");
+        }
+        assert!(env.data().applied, "{}", source.display());
         assert!(
             env.data().warnings.is_empty(),
             "{}: {env:#?}",
@@ -542,5 +551,5 @@ fn real_source_files_raise_no_placeholder_warning() {
         );
         checked += 1;
     }
-    assert!(checked >= 200, "only {checked} files were text");
+    assert!(checked >= 100, "only {checked} files were text");
 }

@@ -1,4 +1,4 @@
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use write_tool::{MIN_MEMORY_LIMIT_BYTES, Options, WriteTool};
@@ -174,30 +174,51 @@ fn a_call_stopped_by_its_time_bound_leaves_the_calls_alongside_it_running() {
         ..options()
     });
     let slow_done = std::sync::atomic::AtomicBool::new(false);
-    let quick = std::thread::scope(|s| {
+    let start = Instant::now();
+    let (quick, slow) = std::thread::scope(|s| {
         let quick = s.spawn(|| {
-            let mut answered = 0;
+            // When each quick call began and ended, from `start`.
+            let mut spans = Vec::new();
             while !slow_done.load(std::sync::atomic::Ordering::Relaxed) {
-                let content = format!("call {answered}\n").repeat(10);
+                let content = format!("call {}\n", spans.len()).repeat(10);
+                let began = start.elapsed();
                 call(
                     &bounded,
                     &p,
                     json!({"path": "quick.txt", "content": content}),
                 )
                 .assert_status("success");
-                answered += 1;
+                spans.push((began, start.elapsed()));
             }
-            answered
+            spans
         });
-        // Three deadlines pass while quick calls are under way.
-        for _ in 0..3 {
-            call(&bounded, &p, json!({"path": "slow.txt", "content": new}))
-                .assert_error("EXECUTION_ERROR");
-        }
+        // Three deadlines pass while quick calls are under way; each slow
+        // call is stopped when its answer comes back.
+        let stopped: Vec<Duration> = (0..3)
+            .map(|_| {
+                call(&bounded, &p, json!({"path": "slow.txt", "content": new}))
+                    .assert_error("EXECUTION_ERROR");
+                start.elapsed()
+            })
+            .collect();
         slow_done.store(true, std::sync::atomic::Ordering::Relaxed);
-        quick.join().expect("quick calls")
+        (quick.join().expect("quick calls"), stopped)
     });
-    assert!(quick > 0);
+    // Calls that were in flight when a slow call was stopped, and still
+    // succeeded: the stop reached the slow call's store alone.
+    let across = slow
+        .iter()
+        .filter(|&&stop| {
+            quick
+                .iter()
+                .any(|&(began, ended)| began < stop && ended > stop)
+        })
+        .count();
+    assert!(
+        across >= 1,
+        "no quick call was in flight when a slow call was stopped ({} quick calls)",
+        quick.len()
+    );
     assert_eq!(p.read_string("slow.txt"), old);
 }
 
@@ -209,27 +230,29 @@ fn a_pathological_diff_is_cut_short_by_its_deadline() {
     let p = Project::new();
     let (old, new) = hard_to_diff();
     p.write("slow.txt", &old);
-    let bounded = |diff_timeout| {
-        tool_with(Options {
-            timeout: Duration::from_secs(1),
-            diff_timeout,
-            ..options()
-        })
-    };
     let args = json!({"path": "slow.txt", "content": new, "dry_run": true});
-    // Without a deadline the exact diff takes seconds: the bound stops it.
-    call(&bounded(Duration::from_secs(3600)), &p, args.clone()).assert_error("EXECUTION_ERROR");
-    let env = call(&bounded(Duration::from_millis(320)), &p, args);
+    // Without a deadline the exact diff takes seconds (far more than this
+    // bound on any machine): the bound stops it.
+    let exact = tool_with(Options {
+        timeout: Duration::from_millis(300),
+        diff_timeout: Duration::from_secs(3600),
+        ..options()
+    });
+    call(&exact, &p, args.clone()).assert_error("EXECUTION_ERROR");
+    // With a deadline, the same diff ends on its own, coarser, with a
+    // minute of slack to do so: nothing here depends on the machine's speed.
+    let cut = tool_with(Options {
+        timeout: Duration::from_secs(60),
+        diff_timeout: Duration::from_millis(320),
+        ..options()
+    });
+    let env = call(&cut, &p, args);
     env.assert_status("partial");
     assert!(env.data().diff_truncated);
     let added = env.stats.lines_added.unwrap();
     assert_eq!(added, env.stats.lines_removed.unwrap());
     assert!(added <= 200_000, "+{added}");
-    let env = call(
-        &bounded(Duration::from_millis(320)),
-        &p,
-        json!({"path": "slow.txt", "content": new}),
-    );
+    let env = call(&cut, &p, json!({"path": "slow.txt", "content": new}));
     env.assert_status("partial");
     assert_eq!(p.read_string("slow.txt"), new);
 }

@@ -181,6 +181,17 @@ mod tests {
                 .unwrap()
                 .unwrap();
             assert_eq!(written, encode(new_text, encoding).unwrap().into_owned());
+            // UTF-16 has one encoding per character, so the output above
+            // cannot tell copied lines from encoded ones. Hand it old bytes
+            // whose kept lines hold other text (marked in capitals): what
+            // comes out for them is what was in `old`, so it was copied.
+            let marked_old =
+                encode("A\u{A0D}\r\n\u{D0A}\u{10A}\rB\nC\n\u{1F600}", encoding).unwrap();
+            let written = encode_keeping(new_text, codec, &marked_old, &kept)
+                .unwrap()
+                .unwrap();
+            let copied = encode("A\u{A0D}\r\nchanged\rB\nC\n\u{1F600}\nmore", encoding).unwrap();
+            assert_eq!(written, copied.into_owned(), "{encoding:?}");
         }
         let le = |text: &str| encode(text, TextEncoding::Utf16Le).unwrap()[2..].to_vec();
         assert_eq!(

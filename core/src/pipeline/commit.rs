@@ -105,6 +105,8 @@ fn write(
                 Some(Unchanged::Missing) => ToolError::exists(&target.display, None),
                 _ => ToolError::changed(&target.display),
             }
+        } else if e.kind() == std::io::ErrorKind::IsADirectory {
+            ToolError::became_directory()
         } else {
             fs::io_error(&e, "writing to file")
         }

@@ -23,8 +23,12 @@ pub(super) fn read(target: &Target<'_>, config: &Config) -> Result<Option<Existi
     }
     let existing =
         fs::read_existing(target.root, &target.resolved.display(), limit).map_err(|e| match e {
-            ReadError::NotRegular => ToolError::not_regular_file(),
+            ReadError::NotRegular => ToolError::replaced_while_read(),
             ReadError::TooLarge { len } => ToolError::existing_too_large(len, limit),
+            // The walk saw it a moment ago.
+            ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                ToolError::replaced_while_read()
+            }
             ReadError::Io(e) => fs::io_error(&e, "reading the existing file"),
         })?;
     Ok(Some(existing))

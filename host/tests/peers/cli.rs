@@ -162,7 +162,18 @@ fn mcp_without_any_root_says_so_instead_of_writing_somewhere() {
             .spawn()
             .expect("spawn");
         let mut stdin = child.stdin.take().expect("stdin");
-        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        // Read on a thread, so that a message that never comes fails the
+        // test after a bound instead of hanging it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().expect("stdout");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
         for line in [
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -170,16 +181,16 @@ fn mcp_without_any_root_says_so_instead_of_writing_somewhere() {
         ] {
             writeln!(stdin, "{line}").expect("send");
         }
-        // Every message until the call's answer (id 2).
-        let mut seen = Vec::new();
-        for line in lines {
-            let message: serde_json::Value =
-                serde_json::from_str(&line.expect("read")).expect("JSON-RPC");
-            let done = message["id"] == 2;
-            seen.push(message);
-            if done {
-                break;
-            }
+        // Every message until both the call's answer (id 2) and the log
+        // message have come, in whichever order the server sent them.
+        let mut seen: Vec<serde_json::Value> = Vec::new();
+        while !(seen.iter().any(|m| m["id"] == 2)
+            && seen.iter().any(|m| m["method"] == "notifications/message"))
+        {
+            let line = rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no answer and log message in 60 s: {seen:?}"));
+            seen.push(serde_json::from_str(&line).expect("JSON-RPC"));
         }
         drop(stdin);
         assert!(child.wait().expect("wait").success());
@@ -195,7 +206,7 @@ fn mcp_without_any_root_says_so_instead_of_writing_somewhere() {
     assert_eq!(log["params"]["level"], "error");
     let logged = log["params"]["data"].as_str().expect("text");
     assert!(logged.contains("no project root"), "{logged}");
-    let answer = seen.last().expect("the answer");
+    let answer = seen.iter().find(|m| m["id"] == 2).expect("the answer");
     assert_eq!(answer["result"]["isError"], true);
     let text = answer["result"]["structuredContent"]["text"]
         .as_str()
@@ -217,6 +228,7 @@ fn mcp_without_any_root_says_so_instead_of_writing_somewhere() {
         "{logged} names {}",
         shown.display()
     );
-    assert_eq!(seen.last().expect("answer")["result"]["isError"], false);
+    let answer = seen.iter().find(|m| m["id"] == 2).expect("the answer");
+    assert_eq!(answer["result"]["isError"], false);
     assert!(cwd.path().join("stray.txt").exists());
 }

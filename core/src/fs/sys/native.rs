@@ -101,11 +101,19 @@ impl Dir {
     /// (`sys/wasi.rs`): a FIFO swapped in is then never waited on.
     pub fn open_read_at(&self, rel: &str) -> io::Result<File> {
         let path = self.join(rel);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&path)
-            .or_else(|_| fs::File::open(&path))?;
+        // As in the component (`wasi.rs`): read-only only when writing was
+        // refused.
+        let file = match OpenOptions::new().read(true).write(true).open(&path) {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                fs::File::open(&path)?
+            }
+            other => other?,
+        };
         Ok(File { file })
     }
 

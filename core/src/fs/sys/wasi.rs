@@ -119,9 +119,18 @@ impl Dir {
             self.descriptor
                 .open_at(PathFlags::empty(), rel, OpenFlags::empty(), flags)
         };
-        let descriptor = open(DescriptorFlags::READ | DescriptorFlags::WRITE)
-            .or_else(|_| open(DescriptorFlags::READ))
-            .map_err(error)?;
+        // Read-write first: opening a FIFO read-write never waits for a
+        // writer, where read-only can wait for ever. Read-only only when
+        // writing was refused (a read-only file, an immutable one, a root
+        // granted read-only), not when the name was gone for a moment: a
+        // FIFO renamed in just then would hold the call.
+        let descriptor = match open(DescriptorFlags::READ | DescriptorFlags::WRITE) {
+            Err(ErrorCode::Access | ErrorCode::ReadOnly | ErrorCode::NotPermitted) => {
+                open(DescriptorFlags::READ)
+            }
+            other => other,
+        }
+        .map_err(error)?;
         Ok(File { descriptor })
     }
 

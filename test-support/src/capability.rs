@@ -1,0 +1,51 @@
+//! Tests that need what only some machines give (root, to give a file to
+//! another user; a file system that takes `chattr +i`). Where it is
+//! missing, such a test says so on stderr and passes without running —
+//! except under CI (`CI=true`), which runs every test as root on a file
+//! system that takes `chattr`, where a missing capability fails the test
+//! rather than quietly losing it.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Whether this process runs as root.
+pub fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| out.stdout.trim_ascii() == b"0")
+}
+
+/// Whether `chattr +i` works on a file in `dir` (root, and a file system
+/// with the attribute: not tmpfs).
+pub fn chattr_works(dir: &Path) -> bool {
+    let probe = dir.join(".chattr-probe");
+    if std::fs::write(&probe, b"probe").is_err() {
+        return false;
+    }
+    let set = Command::new("chattr")
+        .arg("+i")
+        .arg(&probe)
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if set {
+        let _ = Command::new("chattr").arg("-i").arg(&probe).status();
+    }
+    let _ = std::fs::remove_file(&probe);
+    set
+}
+
+/// Whether the test `name`, which needs `what`, can run (`have`). When it
+/// cannot, it says so loudly; under CI it fails instead.
+pub fn runs(have: bool, name: &str, what: &str) -> bool {
+    if have {
+        return true;
+    }
+    let ci = std::env::var_os("CI").is_some_and(|v| v == "true");
+    assert!(
+        !ci,
+        "{name} needs {what}; CI runs every test as root on a file system that takes chattr"
+    );
+    eprintln!("SKIPPED {name}: it needs {what} (CI runs it as root)");
+    false
+}
