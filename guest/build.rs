@@ -5,7 +5,8 @@ fn main() {
     // data. wasi-libc's allocator uses the initial memory before it grows
     // any, so a call of up to a few MiB never grows memory; in wasmtime's
     // pooling allocator each grow, and each shrink back when the slot is
-    // reused, is an `mprotect` (BENCHMARKS.md, item 4). Hosts only reserve
+    // reused, is an `mprotect` (BENCHMARKS.md#fresh-memory-per-call), which
+    // walks the page tables of every page grown. Hosts only reserve
     // the pages: none is touched until used. The host's
     // `MIN_MEMORY_LIMIT_BYTES` says this size too.
     if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32") {

@@ -17,7 +17,7 @@
 //! 4. `fs/` creates missing parents and replaces the file through a synced
 //!    temp file and a rename.
 //!
-//! [`call`] and [`write`] run the whole pipeline. All file I/O goes through
+//! [`call`] and [`write()`] run the whole pipeline. All file I/O goes through
 //! a directory handle ([`Dir`]) below one root: inside the WebAssembly
 //! component it is a `wasi:filesystem` descriptor, the host's preopen;
 //! natively it is an ordinary directory, which is how this crate is

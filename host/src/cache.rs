@@ -269,7 +269,7 @@ pub(crate) enum Load {
     /// Mapped from its file: nothing is copied, the fastest start.
     Map,
     /// Copied into this process's own memory: calls then run faster than
-    /// from a mapped artifact (BENCHMARKS.md, "Start-up"), which pays for
+    /// from a mapped artifact (BENCHMARKS.md#start-up), which pays for
     /// the copy in a process that makes many.
     Copy,
 }
@@ -305,8 +305,8 @@ fn load(engine: &Engine, path: &Path, how: Load) -> Option<Component> {
 
 /// The [`integrity`] checksum of the first `len` bytes of `file`, read
 /// through a mapping of the file: reading them into a buffer made the
-/// kernel copy the whole artifact on every start (BENCHMARKS.md,
-/// "Start-up").
+/// kernel copy the whole artifact on every start
+/// (BENCHMARKS.md#start-up).
 #[cfg(unix)]
 #[allow(unsafe_code, reason = "mapping a file to checksum it")]
 fn crc_of(file: &fs::File, len: usize) -> io::Result<u64> {

@@ -21,7 +21,8 @@ pub(crate) fn engine(options: &Options) -> wasmtime::Result<Engine> {
     // Every call gets a fresh instance (nothing one call does reaches the
     // next). The pool reuses memory slots instead of mapping new ones, and
     // keeps the first pages of each slot resident, so a call does not fault
-    // in again the memory the previous one touched (BENCHMARKS.md, item 4).
+    // in again the memory the previous one touched
+    // (BENCHMARKS.md#fresh-memory-per-call).
     let mut pool = wasmtime::PoolingAllocationConfig::new();
     let slots = options.max_concurrent_calls.max(1);
     pool.total_component_instances(slots)

@@ -64,8 +64,8 @@ pub struct Options {
     /// process that makes one call (`write-tool write`, `call`) has nothing
     /// to reuse; without the pool it maps only what its call needs, and it
     /// maps the cached compiled component instead of copying it in (a
-    /// server copies it once: its calls run faster from the copy).
-    /// BENCHMARKS.md, "Start-up".
+    /// server copies it once: its calls run faster from the copy;
+    /// BENCHMARKS.md#start-up).
     pub pool_instances: bool,
 }
 

@@ -2,8 +2,9 @@
 //!
 //! Before a write the guest can remove the temp files a killed writer left
 //! in the target's directory (`sweep-temps` in the WIT config). That lists
-//! the directory, which costs time in proportion to its entries (wasmtime-
-//! wasi reads the metadata of every entry it lists; BENCHMARKS.md, item 5).
+//! the directory, which costs time in proportion to its entries: wasmtime-
+//! wasi reads the metadata of every entry it lists
+//! (BENCHMARKS.md#the-directory-sweep).
 //! Leftovers appear only when a writer dies mid-write, so a long-lived host
 //! asks each write to sweep until one has written to that directory, and
 //! again after any call that failed (its guest may have died with a temp

@@ -47,15 +47,15 @@ impl Default for DiffLimits {
 impl DiffLimits {
     /// How long the diff algorithm may take on `bytes` of old and new text
     /// together: the share of [`timeout`](Self::timeout) that `bytes` is of
-    /// [`FULL_TIMEOUT_BYTES`], at least 1/[`MIN_TIMEOUT_SHARE`] of it, at
-    /// most all of it. With the default 1 s: 16 ms per MiB, at least 31 ms.
+    /// 64 MiB (`FULL_TIMEOUT_BYTES`), at least 1/32 of it (`MIN_TIMEOUT_SHARE`), at
+    /// most all of it.
     ///
-    /// An ordinary diff (a few scattered edits, or every line rewritten)
-    /// takes about a millisecond per MiB through the component
-    /// (BENCHMARKS.md, item 12), so this
-    /// leaves it ten times and more the time it needs, while content built
-    /// to be hard for the diff is cut short after the time of about ten
-    /// ordinary calls instead of running to the timeout. Past the deadline
+    /// A share in proportion to the text, because an ordinary diff (a few
+    /// scattered edits, or every line rewritten) takes time in proportion
+    /// to it: the share leaves such a diff an order of magnitude more than
+    /// it needs, while content built to be hard for the diff is cut short
+    /// after the time of a few ordinary calls of its size instead of
+    /// running to the timeout (BENCHMARKS.md#the-diff-deadline). Past the deadline
     /// the diff is coarser (whole regions replaced) and still correct, and
     /// the counts are those of the diff given. One number, the timeout,
     /// scales it all: a host that wants exact diffs at any cost raises it.

@@ -38,7 +38,8 @@ pub(super) fn lines(text: &str) -> Vec<&str> {
 /// Whether `a` and `b` hold the same bytes, compared 8 at a time.
 ///
 /// Not `==`: on slices that calls `memcmp`, and WASI's libc (which the
-/// component links) compares a byte at a time (BENCHMARKS.md, item 2).
+/// component links) compares a byte at a time
+/// (BENCHMARKS.md#byte-loops-in-the-guest).
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;

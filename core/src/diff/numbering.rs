@@ -57,8 +57,8 @@ pub(super) enum NotNumbered {
 /// Bytes of lines hashed or compared between two looks at the clock. Few
 /// enough that even a map whose every line collides cannot run far past
 /// the deadline; many enough that the clock (a host call in the component)
-/// is read every thousand lines or so, not every few (BENCHMARKS.md,
-/// item 1).
+/// is read every thousand lines or so, not every few
+/// (BENCHMARKS.md#the-diff).
 const NUMBERING_CHECK_BYTES: usize = 64 << 10;
 
 /// The deadline, looked at once [`NUMBERING_CHECK_BYTES`] have been spent.
@@ -95,7 +95,7 @@ impl Clock {
 /// The old lines' numbers: a table of numbers, each standing for the
 /// first old line that has it, which the lines are hashed and compared
 /// through: four bytes a line rather than a map's key, value and padding
-/// (BENCHMARKS.md, item 1).
+/// (BENCHMARKS.md#the-diff).
 struct OldNumbers<'a> {
     old: &'a [&'a str],
     table: hashbrown::HashTable<u32>,

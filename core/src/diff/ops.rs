@@ -3,7 +3,7 @@
 //!
 //! `similar` (3.2.1, pinned) does four things for a line diff, and this
 //! module does each more cheaply while handing the search itself to
-//! `similar` (BENCHMARKS.md, item 1):
+//! `similar` (BENCHMARKS.md#the-diff):
 //!
 //! 1. **Split the lines** ([`super::lines()`]).
 //! 2. **Number the lines** so that the search compares integers

@@ -487,7 +487,7 @@ fn other_threads(pid: u32) -> Vec<(String, String, u64)> {
 
 /// While `serve` answers, no other thread of it runs: the time bound's
 /// watchdog sleeps until a call is due, so a busy machine's CPUs go to the
-/// calls (BENCHMARKS.md, "Steadiness").
+/// calls (BENCHMARKS.md#steadiness).
 #[cfg(target_os = "linux")]
 #[test]
 fn serve_wakes_no_other_thread_while_it_answers() {
