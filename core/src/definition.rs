@@ -60,6 +60,10 @@ pub fn definition() -> Value {
                     "type": "boolean",
                     "description": "If true, the result's data.lock also carries expected_sha256 of the file.",
                     "default": false
+                },
+                "encoding": {
+                    "type": "string",
+                    "description": "Only when a write was refused because the file's encoding is uncertain: the encoding the existing file is in (utf-8, windows-1252, shift_jis, gbk, ...), used instead of detecting it."
                 }
             },
             "required": ["path", "content"]

@@ -386,6 +386,34 @@ impl ToolError {
         )
     }
 
+    /// The call named an encoding the file is not valid text in.
+    #[cold]
+    pub fn not_in_encoding(encoding: &str) -> Self {
+        Self::new(
+            ErrorKind::Unencodable,
+            format!(
+                "The file is not valid {encoding} text, the encoding the call named; nothing was \
+                 written. Name the encoding it is in, or leave out encoding to let the tool find it."
+            ),
+        )
+    }
+
+    /// The file's encoding is a guess the content does not settle:
+    /// `candidates` are the likeliest, the guess first.
+    #[cold]
+    pub fn encoding_unsettled(candidates: &[String]) -> Self {
+        Self::new(
+            ErrorKind::Unencodable,
+            format!(
+                "The file's encoding is uncertain: it reads as {}, and the content does not tell \
+                 which (no line of the file with non-ASCII text is in it unchanged). Nothing was \
+                 written. Pass encoding: \"<name>\" naming the file's encoding, or keep_format: \
+                 false to write the content as UTF-8.",
+                candidates.join(", ")
+            ),
+        )
+    }
+
     /// An omission placeholder in content that removes lines, refused.
     #[cold]
     pub fn placeholder(line: u64, text: &str) -> Self {

@@ -49,6 +49,9 @@ pub struct Request {
     pub create_only: bool,
     /// Report the SHA-256 of the file in the envelope's lock values.
     pub report_sha256: bool,
+    /// The encoding the caller says the old file is in: replaces detection
+    /// (`docs/contract.md#format`).
+    pub encoding: Option<&'static encoding_rs::Encoding>,
 }
 
 impl Request {
@@ -65,6 +68,7 @@ impl Request {
             keep_format: true,
             create_only: false,
             report_sha256: false,
+            encoding: None,
         }
     }
 
@@ -184,6 +188,21 @@ fn fields(
         }
         Some(_) => return Err(wrong_type("expected_sha256", "a 64-digit hex string")),
     };
+    let encoding = match args.get("encoding") {
+        None => None,
+        Some(Value::String(label)) => Some(
+            encoding_rs::Encoding::for_label(label.trim().as_bytes())
+                .filter(|e| *e != encoding_rs::REPLACEMENT && *e != encoding_rs::X_USER_DEFINED)
+                .ok_or_else(|| {
+                    ToolError::invalid_param(format!(
+                        "Parameter 'encoding' must name an encoding (a WHATWG label such as \
+                         utf-8, windows-1252, shift_jis, gbk), not '{}'.",
+                        truncate(label, 64)
+                    ))
+                })?,
+        ),
+        Some(_) => return Err(wrong_type("encoding", "a string naming an encoding")),
+    };
     Ok(Request {
         tool,
         path,
@@ -195,6 +214,7 @@ fn fields(
         keep_format,
         create_only,
         report_sha256,
+        encoding,
     })
 }
 

@@ -13,6 +13,9 @@ mod create;
 mod diff;
 /// Dry runs change nothing, not even directories.
 mod dry_run;
+/// Every encoding the detector returns: kept, or refused, never a wrong
+/// guess written.
+mod encodings;
 /// Every error code and every kind of bad input; nothing changes on disk.
 mod errors;
 /// The sandbox: the escape matrix, links, special files.

@@ -76,7 +76,8 @@ fn definition_is_the_contract_schema_with_the_lock_parameters() {
             "expected_sha256",
             "create_only",
             "keep_format",
-            "report_sha256"
+            "report_sha256",
+            "encoding"
         ]
     );
     assert_eq!(props["dry_run"]["default"], false);

@@ -57,7 +57,7 @@ impl ToolName {
 
 /// The tool's parameter names: an object with any of them is the
 /// arguments object itself.
-pub const PARAMETERS: [&str; 10] = [
+pub const PARAMETERS: [&str; 11] = [
     "path",
     "content",
     "dry_run",
@@ -67,6 +67,7 @@ pub const PARAMETERS: [&str; 10] = [
     "create_only",
     "keep_format",
     "report_sha256",
+    "encoding",
     "file_path",
 ];
 

@@ -1,12 +1,15 @@
 //! Which encoding an old file is in: UTF-8 (with or without a mark), UTF-16
-//! by its mark, or the legacy encoding `chardetng` finds most likely.
+//! by its mark, ISO-2022-JP by its escape sequences, or the legacy encoding
+//! `chardetng` finds most likely (a guess, which `settle` checks against
+//! the content the agent sends).
 
 use std::borrow::Cow;
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
 
+use super::settle::CANDIDATES;
 use super::utf16::decode_utf16;
-use super::{BOM_CHAR, Decoded, TextEncoding};
+use super::{BOM_CHAR, Certainty, Decoded, TextEncoding};
 
 /// Read `bytes` as text in the encoding they were written in.
 pub fn decode(bytes: &[u8]) -> Decoded<'_> {
@@ -18,27 +21,37 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
     if !visibly_not_utf8(bytes)
         && let Ok(text) = simdutf8::basic::from_utf8(bytes)
     {
+        if let Some(jis) = iso_2022_jp(bytes) {
+            return jis;
+        }
         return match text.strip_prefix(BOM_CHAR) {
             Some(rest) => Decoded {
                 text: Cow::Borrowed(rest),
                 encoding: Some(TextEncoding::Utf8 { bom: true }),
+                certainty: Certainty::Known,
             },
             None => Decoded {
                 text: Cow::Borrowed(text),
                 encoding: Some(TextEncoding::PLAIN),
+                certainty: Certainty::Known,
             },
         };
     }
-    let (encoding, body) = match bytes {
-        [0xFF, 0xFE, rest @ ..] => (TextEncoding::Utf16Le, rest),
-        [0xFE, 0xFF, rest @ ..] => (TextEncoding::Utf16Be, rest),
+    let (encoding, body, certainty) = match bytes {
+        [0xFF, 0xFE, rest @ ..] => (TextEncoding::Utf16Le, rest, Certainty::Known),
+        [0xFE, 0xFF, rest @ ..] => (TextEncoding::Utf16Be, rest, Certainty::Known),
         _ if memchr::memchr(0, bytes).is_some() || damaged_utf8(bytes) => return not_text(bytes),
         _ => {
-            let guess = detect(bytes);
+            let (guess, confident) = detect(bytes);
             if guess == encoding_rs::UTF_8 || guess == UTF_16LE || guess == UTF_16BE {
                 return not_text(bytes);
             }
-            (TextEncoding::Legacy(guess), bytes)
+            let certainty = if confident {
+                Certainty::Confident
+            } else {
+                Certainty::Unsure
+            };
+            (TextEncoding::Legacy(guess), bytes, certainty)
         }
     };
     let text = match encoding {
@@ -53,9 +66,44 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
         Some(text) => Decoded {
             text: Cow::Owned(text),
             encoding: Some(encoding),
+            certainty,
         },
+        // The guess cannot read the file: the first other encoding that
+        // can is as good a guess, and no surer.
+        None if matches!(encoding, TextEncoding::Legacy(_)) => CANDIDATES
+            .iter()
+            .find_map(|&candidate| {
+                let text = candidate.decode_without_bom_handling_and_without_replacement(bytes)?;
+                Some(Decoded {
+                    text: Cow::Owned(text.into_owned()),
+                    encoding: Some(TextEncoding::Legacy(candidate)),
+                    certainty: Certainty::Unsure,
+                })
+            })
+            .unwrap_or_else(|| not_text(bytes)),
         None => not_text(bytes),
     }
+}
+
+/// ISO-2022-JP: 7-bit bytes (so valid UTF-8) with the escape sequences
+/// that switch to its JIS character sets, read as such when they decode.
+/// Its escapes say what it is: no guess.
+fn iso_2022_jp(bytes: &[u8]) -> Option<Decoded<'_>> {
+    memchr::memchr(0x1B, bytes)?;
+    let escapes: [&[u8]; 4] = [b"\x1b$B", b"\x1b$@", b"\x1b(J", b"\x1b(I"];
+    if !escapes
+        .iter()
+        .any(|escape| memchr::memmem::find(bytes, escape).is_some())
+    {
+        return None;
+    }
+    let codec = encoding_rs::ISO_2022_JP;
+    let text = codec.decode_without_bom_handling_and_without_replacement(bytes)?;
+    Some(Decoded {
+        text: Cow::Owned(text.into_owned()),
+        encoding: Some(TextEncoding::Legacy(codec)),
+        certainty: Certainty::Known,
+    })
 }
 
 /// Whether the start of `bytes` shows they are not UTF-8: the first
@@ -98,7 +146,11 @@ fn word_break(byte: u8) -> bool {
 /// judged on all of them rather than on the first few, and the ASCII rest
 /// of a line costs no time. A piece cut short by [`DETECTION_BYTES`] ends
 /// after a word break.
-fn detect(bytes: &[u8]) -> &'static Encoding {
+///
+/// Also whether the detector is sure: it found the guess likelier than
+/// some other encoding, on at least [`SURE_NON_ASCII`] non-ASCII bytes (a
+/// word or two of Chinese, or a few accents, fit several encodings alike).
+fn detect(bytes: &[u8]) -> (&'static Encoding, bool) {
     let mut detector = chardetng::EncodingDetector::new();
     let (mut fed, mut non_ascii, mut at) = (0, 0, 0);
     while fed < DETECTION_BYTES && non_ascii < DETECTION_NON_ASCII {
@@ -141,8 +193,12 @@ fn detect(bytes: &[u8]) -> &'static Encoding {
         at = line_end;
     }
     detector.feed(&[], true);
-    detector.guess(None, false)
+    let (guess, likelier) = detector.guess_assess(None, false);
+    (guess, likelier && non_ascii >= SURE_NON_ASCII)
 }
+
+/// How many non-ASCII bytes the detector must have read to be sure.
+const SURE_NON_ASCII: usize = 32;
 
 /// Whether `bytes` (not valid UTF-8) are UTF-8 with damaged bytes rather
 /// than text in a legacy encoding: they hold at least as many valid
@@ -241,6 +297,7 @@ fn not_text(bytes: &[u8]) -> Decoded<'_> {
     Decoded {
         text: String::from_utf8_lossy(bytes),
         encoding: None,
+        certainty: Certainty::Known,
     }
 }
 
@@ -315,7 +372,7 @@ mod tests {
             text.push_str("// \u{41f}\u{440}\u{438}\u{432}\u{435}\u{442}, \u{43c}\u{438}\u{440}: \u{44d}\u{442}\u{43e} \u{43f}\u{440}\u{43e}\u{432}\u{435}\u{440}\u{43a}\u{430}\n");
         }
         let bytes = legacy(&text, encoding_rs::WINDOWS_1251);
-        assert_eq!(detect(&bytes), encoding_rs::WINDOWS_1251);
+        assert_eq!(detect(&bytes).0, encoding_rs::WINDOWS_1251);
     }
 
     #[test]

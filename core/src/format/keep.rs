@@ -36,22 +36,28 @@ pub fn line_by_line(encoding: TextEncoding) -> Option<LineCodec> {
     }
 }
 
+/// Where each line of the old file `old`, in `codec`, starts (after its
+/// byte-order mark, whose length comes first), and its length last.
+pub fn old_lines(codec: LineCodec, old: &[u8]) -> Option<(usize, Vec<usize>)> {
+    Some(match codec {
+        LineCodec::Legacy(_) => (0, line_starts(old)),
+        LineCodec::Utf16 { little } => (2, unit_line_starts(old.get(2..)?, little)),
+    })
+}
+
 /// `new` in `codec`, with the runs of lines in `kept` copied from `old`
-/// (the old file, in `codec`, its lines numbered from 0) instead of being
-/// encoded again: the lines the content leaves as they were keep their
-/// bytes, and only the rest is converted. `None` when `old` does not split
-/// into as many lines as the diff's old text.
+/// (the old file, in `codec`, its lines numbered from 0 and split as
+/// [`old_lines`] says) instead of being encoded again: the lines the
+/// content leaves as they were keep their bytes, and only the rest is
+/// converted. `None` when `old` does not split into as many lines as the
+/// diff's old text.
 pub fn encode_keeping(
     new: &str,
     codec: LineCodec,
     old: &[u8],
+    (mark, starts): (usize, &[usize]),
     kept: &Keeping,
 ) -> Option<Result<Vec<u8>, Unencodable>> {
-    // The byte-order mark, then the lines.
-    let (mark, starts) = match codec {
-        LineCodec::Legacy(_) => (0, line_starts(old)),
-        LineCodec::Utf16 { little } => (2, unit_line_starts(old.get(2..)?, little)),
-    };
     if starts.len() - 1 != kept.old_line_count {
         return None;
     }
@@ -82,7 +88,7 @@ pub fn encode_keeping(
 
 /// Where each line of `bytes` starts, and its length last: lines end as
 /// the diff ends them (`\n`, `\r\n`, a lone `\r`).
-fn line_starts(bytes: &[u8]) -> Vec<usize> {
+pub(super) fn line_starts(bytes: &[u8]) -> Vec<usize> {
     starts_from_breaks(
         memchr::memchr2_iter(b'\r', b'\n', bytes).map(|at| (at, bytes[at] == b'\r')),
         1,
@@ -156,7 +162,9 @@ mod tests {
             .expect("decodes");
         let limits = crate::diff::DiffLimits::default();
         let (_, kept) = crate::diff::diff_keeping(&text, new, "f", &limits);
-        encode_keeping(new, LineCodec::Legacy(codec), old, &kept)
+        let codec = LineCodec::Legacy(codec);
+        let (mark, starts) = old_lines(codec, old).unwrap();
+        encode_keeping(new, codec, old, (mark, &starts), &kept)
             .expect("the old bytes split like the text")
     }
 
@@ -177,7 +185,8 @@ mod tests {
                 &crate::diff::DiffLimits::default(),
             );
             let codec = line_by_line(encoding).unwrap();
-            let written = encode_keeping(new_text, codec, &old, &kept)
+            let (mark, starts) = old_lines(codec, &old).unwrap();
+            let written = encode_keeping(new_text, codec, &old, (mark, &starts), &kept)
                 .unwrap()
                 .unwrap();
             assert_eq!(written, encode(new_text, encoding).unwrap().into_owned());
@@ -187,7 +196,8 @@ mod tests {
             // comes out for them is what was in `old`, so it was copied.
             let marked_old =
                 encode("A\u{A0D}\r\n\u{D0A}\u{10A}\rB\nC\n\u{1F600}", encoding).unwrap();
-            let written = encode_keeping(new_text, codec, &marked_old, &kept)
+            let (mark, starts) = old_lines(codec, &marked_old).unwrap();
+            let written = encode_keeping(new_text, codec, &marked_old, (mark, &starts), &kept)
                 .unwrap()
                 .unwrap();
             let copied = encode("A\u{A0D}\r\nchanged\rB\nC\n\u{1F600}\nmore", encoding).unwrap();

@@ -24,6 +24,7 @@ mod encode;
 mod endings;
 mod keep;
 mod plan;
+mod settle;
 mod utf16;
 
 use std::borrow::Cow;
@@ -32,8 +33,9 @@ use encoding_rs::Encoding;
 
 pub use encode::{Unencodable, encode};
 pub use endings::LineEnding;
-pub use keep::{LineCodec, encode_keeping, line_by_line};
-pub use plan::{NewText, Plan, plan};
+pub use keep::{LineCodec, encode_keeping, line_by_line, old_lines};
+pub use plan::{NewText, Plan, plan, replan};
+pub use settle::{Settled, settle};
 
 /// The UTF-8 byte-order mark.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -88,4 +90,18 @@ pub struct Decoded<'a> {
     pub text: Cow<'a, str>,
     /// How it was stored; `None` when the file is not text.
     pub encoding: Option<TextEncoding>,
+    /// How the encoding was found.
+    pub certainty: Certainty,
+}
+
+/// How an old file's encoding was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Certainty {
+    /// Known: valid UTF-8, a byte-order mark, ISO-2022-JP's escapes, or
+    /// named by the call.
+    Known,
+    /// A guess the detector was confident of.
+    Confident,
+    /// A guess it was not (a few words of text fit several encodings).
+    Unsure,
 }

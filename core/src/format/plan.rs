@@ -3,8 +3,10 @@
 
 use std::borrow::Cow;
 
-use super::TextEncoding;
+use encoding_rs::Encoding;
+
 use super::detect::decode;
+use super::{BOM_CHAR, Certainty, Decoded, TextEncoding};
 use super::encode::strip_bom;
 use super::endings::{LineEnding, convert_endings, line_endings};
 
@@ -26,7 +28,14 @@ pub struct Plan<'a> {
     /// `keep_format: false` over a file of another encoding: the one it
     /// had.
     pub converted_from: Option<TextEncoding>,
+    /// How the encoding was found: a guess is settled by the content
+    /// (`settle`).
+    pub certainty: Certainty,
 }
+
+/// The call named an encoding the old file is not valid text in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotIn(pub &'static Encoding);
 
 /// The content as the new file will hold it.
 #[derive(Debug)]
@@ -39,19 +48,42 @@ pub struct NewText<'a> {
 }
 
 /// The plan for replacing `old` (the old file's bytes, `None` when there is
-/// none), keeping its format unless `keep_format` is false.
-pub fn plan(old: Option<&[u8]>, keep_format: bool) -> Plan<'_> {
+/// none), keeping its format unless `keep_format` is false. `named` is the
+/// encoding the call says the file is in, which replaces detection.
+pub fn plan<'a>(
+    old: Option<&'a [u8]>,
+    keep_format: bool,
+    named: Option<&'static Encoding>,
+) -> Result<Plan<'a>, NotIn> {
     let Some(old) = old else {
-        return Plan {
+        return Ok(Plan {
             old_text: Cow::Borrowed(""),
             encoding: TextEncoding::PLAIN,
             line_endings: None,
             keep: false,
             old_not_text: false,
             converted_from: None,
-        };
+            certainty: Certainty::Known,
+        });
     };
-    let decoded = decode(old);
+    let decoded = match named {
+        Some(encoding) => decode_as(old, encoding).ok_or(NotIn(encoding))?,
+        None => decode(old),
+    };
+    Ok(planned(decoded, keep_format))
+}
+
+/// The plan for `old` read in `encoding`, which the content settled
+/// (`settle`); `None` when `old` is not valid text in it.
+pub fn replan<'a>(
+    old: &'a [u8],
+    encoding: &'static Encoding,
+    keep_format: bool,
+) -> Option<Plan<'a>> {
+    decode_as(old, encoding).map(|decoded| planned(decoded, keep_format))
+}
+
+fn planned(decoded: Decoded<'_>, keep_format: bool) -> Plan<'_> {
     let keep = keep_format && decoded.encoding.is_some();
     let encoding = match decoded.encoding {
         Some(encoding) if keep => encoding,
@@ -67,11 +99,42 @@ pub fn plan(old: Option<&[u8]>, keep_format: bool) -> Plan<'_> {
             .encoding
             .filter(|&was| !keep_format && was != TextEncoding::PLAIN),
         old_not_text: decoded.encoding.is_none(),
+        certainty: decoded.certainty,
         old_text: decoded.text,
         encoding,
         line_endings,
         keep,
     }
+}
+
+/// `bytes` read in `encoding`, known: UTF-8 (with or without its mark),
+/// UTF-16 (its mark, if there, dropped), or a legacy encoding.
+fn decode_as<'a>(bytes: &'a [u8], encoding: &'static Encoding) -> Option<Decoded<'a>> {
+    let (text, encoding) = if encoding == encoding_rs::UTF_8 {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let bom = text.starts_with(BOM_CHAR);
+        let text = text.strip_prefix(BOM_CHAR).unwrap_or(text);
+        (Cow::Borrowed(text), TextEncoding::Utf8 { bom })
+    } else if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
+        let little = encoding == encoding_rs::UTF_16LE;
+        let mark: &[u8] = if little { b"\xFF\xFE" } else { b"\xFE\xFF" };
+        let body = bytes.strip_prefix(mark).unwrap_or(bytes);
+        let text = super::utf16::decode_utf16(body, little)?;
+        let encoding = if little {
+            TextEncoding::Utf16Le
+        } else {
+            TextEncoding::Utf16Be
+        };
+        (Cow::Owned(text), encoding)
+    } else {
+        let text = encoding.decode_without_bom_handling_and_without_replacement(bytes)?;
+        (Cow::Owned(text.into_owned()), TextEncoding::Legacy(encoding))
+    };
+    Some(Decoded {
+        text,
+        encoding: Some(encoding),
+        certainty: Certainty::Known,
+    })
 }
 
 impl Plan<'_> {
@@ -100,8 +163,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_named_encoding_replaces_detection_and_must_read_the_file() {
+        let bytes = b"caf\xE9\n";
+        let planned = plan(Some(bytes), true, Some(encoding_rs::WINDOWS_1250)).unwrap();
+        assert_eq!(planned.encoding, TextEncoding::Legacy(encoding_rs::WINDOWS_1250));
+        assert_eq!(planned.certainty, Certainty::Known);
+        assert_eq!(
+            plan(Some(bytes), true, Some(encoding_rs::UTF_8)).unwrap_err(),
+            NotIn(encoding_rs::UTF_8)
+        );
+        let utf16 = plan(Some(b"\xFF\xFEa\x00"), true, Some(encoding_rs::UTF_16LE)).unwrap();
+        assert_eq!((utf16.encoding, &*utf16.old_text), (TextEncoding::Utf16Le, "a"));
+    }
+
+    #[test]
     fn a_new_file_is_plain_utf8_as_given() {
-        let plan = plan(None, true);
+        let plan = plan(None, true, None).unwrap();
         assert_eq!(plan.encoding, TextEncoding::PLAIN);
         assert!(!plan.keep);
         let text = plan.text_of("\u{feff}a\r\nb\n");
@@ -111,7 +188,7 @@ mod tests {
 
     #[test]
     fn a_crlf_file_with_a_mark_keeps_both() {
-        let plan = plan(Some(b"\xEF\xBB\xBFa\r\nb\r\n"), true);
+        let plan = plan(Some(b"\xEF\xBB\xBFa\r\nb\r\n"), true, None).unwrap();
         assert_eq!(plan.encoding, TextEncoding::Utf8 { bom: true });
         assert_eq!(plan.line_endings, Some(LineEnding::Crlf));
         let text = plan.text_of("\u{feff}x\ny\n");
@@ -121,7 +198,7 @@ mod tests {
 
     #[test]
     fn keep_format_false_writes_as_given_and_says_what_the_file_was() {
-        let plan = plan(Some(b"caf\xE9 cr\xE8me br\xFBl\xE9e\r\n"), false);
+        let plan = plan(Some(b"caf\xE9 cr\xE8me br\xFBl\xE9e\r\n"), false, None).unwrap();
         assert_eq!(plan.encoding, TextEncoding::PLAIN);
         assert_eq!(plan.line_endings, None);
         assert_eq!(
@@ -133,7 +210,7 @@ mod tests {
 
     #[test]
     fn an_old_file_that_is_not_text_is_replaced_as_given() {
-        let plan = plan(Some(b"\x00\x01\xFF\xFE\x80"), true);
+        let plan = plan(Some(b"\x00\x01\xFF\xFE\x80"), true, None).unwrap();
         assert!(plan.old_not_text);
         assert!(!plan.keep);
         assert_eq!(plan.encoding, TextEncoding::PLAIN);

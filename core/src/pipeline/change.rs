@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
-use crate::diff::{self, DiffLimits, DiffSummary};
+use crate::diff::{self, DiffLimits, DiffSummary, Keeping};
 use crate::error::ToolError;
-use crate::format::{self, LineCodec, Plan, Unencodable};
+use crate::format::{self, Certainty, LineCodec, Plan, Settled, TextEncoding, Unencodable};
 
 /// The bytes a write puts on disk, and how they differ from the old ones.
 #[derive(Debug)]
@@ -16,6 +16,9 @@ pub(super) struct Change<'a> {
     pub(super) unchanged: bool,
     /// The diff of the old text against the new.
     pub(super) diff: DiffSummary,
+    /// The encoding the bytes are in: the plan's, or the one the content
+    /// settled a guess to.
+    pub(super) encoding: TextEncoding,
 }
 
 /// `new` (the content as the file will hold it) in the format `plan`
@@ -34,8 +37,28 @@ pub(super) fn build<'a>(
             bytes: Cow::Borrowed(old_bytes),
             unchanged: true,
             diff: DiffSummary::default(),
+            encoding: plan.encoding,
         }),
-        Some(codec) => keeping(plan, codec, old_bytes, new, display, limits),
+        Some(codec) => {
+            let (diff, kept) = diff::diff_keeping(&plan.old_text, new, display, limits);
+            let lines = format::old_lines(codec, old_bytes);
+            let lines = lines.as_ref().map(|(mark, starts)| (*mark, &starts[..]));
+            match settled(plan, codec, old_bytes, lines, new, &kept)? {
+                None => keeping(plan.encoding, codec, old_bytes, lines, new, diff, &kept),
+                // The content says the file is in another encoding (which
+                // `settle` read the whole file in): its text in that one,
+                // diffed again.
+                Some(other) => match format::replan(old_bytes, other, true) {
+                    Some(plan) => {
+                        let codec = LineCodec::Legacy(other);
+                        let (diff, kept) =
+                            diff::diff_keeping(&plan.old_text, new, display, limits);
+                        keeping(plan.encoding, codec, old_bytes, lines, new, diff, &kept)
+                    }
+                    None => keeping(plan.encoding, codec, old_bytes, lines, new, diff, &kept),
+                },
+            }
+        }
         None => {
             let bytes = format::encode(new, plan.encoding).map_err(|e| unencodable(&e))?;
             let unchanged = old.is_some_and(|old| diff::same_bytes(old, &bytes));
@@ -48,7 +71,43 @@ pub(super) fn build<'a>(
                 bytes,
                 unchanged,
                 diff,
+                encoding: plan.encoding,
             })
+        }
+    }
+}
+
+/// What the content says of a guessed legacy encoding: `None` when the
+/// guess stands, the encoding it settles to otherwise; refused when
+/// nothing settles it (`format::settle`).
+fn settled(
+    plan: &Plan<'_>,
+    codec: LineCodec,
+    old: &[u8],
+    lines: Option<(usize, &[usize])>,
+    new: &str,
+    kept: &Keeping,
+) -> Result<Option<&'static encoding_rs::Encoding>, ToolError> {
+    let (LineCodec::Legacy(guess), Some((_, starts))) = (codec, lines) else {
+        return Ok(None);
+    };
+    if starts.len() - 1 != kept.old_line_count {
+        return Ok(None);
+    }
+    let confident = match plan.certainty {
+        Certainty::Known => return Ok(None),
+        Certainty::Confident => true,
+        Certainty::Unsure => false,
+    };
+    match format::settle(old, starts, guess, confident, new, kept) {
+        Settled::Guess => Ok(None),
+        Settled::Other(encoding) => Ok(Some(encoding)),
+        Settled::Unsettled(candidates) => {
+            let names: Vec<String> = candidates
+                .iter()
+                .map(|c| TextEncoding::Legacy(c).name())
+                .collect();
+            Err(ToolError::encoding_unsettled(&names))
         }
     }
 }
@@ -57,17 +116,18 @@ pub(super) fn build<'a>(
 /// does not keep are encoded; the kept ones are the old file's bytes
 /// (`docs/contract.md#format`).
 fn keeping<'a>(
-    plan: &Plan<'_>,
+    encoding: TextEncoding,
     codec: LineCodec,
     old: &[u8],
+    lines: Option<(usize, &[usize])>,
     new: &'a str,
-    display: &str,
-    limits: &DiffLimits,
+    diff: DiffSummary,
+    kept: &Keeping,
 ) -> Result<Change<'a>, ToolError> {
-    let (diff, kept) = diff::diff_keeping(&plan.old_text, new, display, limits);
-    let bytes = match format::encode_keeping(new, codec, old, &kept) {
+    let encoded = lines.and_then(|lines| format::encode_keeping(new, codec, old, lines, kept));
+    let bytes = match encoded {
         Some(encoded) => Cow::Owned(encoded.map_err(|e| unencodable(&e))?),
-        None => format::encode(new, plan.encoding).map_err(|e| unencodable(&e))?,
+        None => format::encode(new, encoding).map_err(|e| unencodable(&e))?,
     };
     // Different text can encode to the same bytes (Shift_JIS writes U+00A5
     // as the byte of `\`): the file stays as it is.
@@ -80,6 +140,7 @@ fn keeping<'a>(
         } else {
             diff
         },
+        encoding,
     })
 }
 

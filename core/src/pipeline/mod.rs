@@ -36,7 +36,7 @@ pub use config::Config;
 
 use crate::diff::DiffLimits;
 use crate::error::{ErrorKind, ToolError};
-use crate::format;
+use crate::format::{self, TextEncoding};
 use crate::fs::Existing;
 use crate::params::Request;
 use crate::roots::Roots;
@@ -102,13 +102,15 @@ fn run(
         return Err(ToolError::read_only_root());
     }
     let old_bytes = old.as_ref().map(|o| &o.bytes[..]);
-    let plan = format::plan(old_bytes, request.keep_format);
+    let plan = format::plan(old_bytes, request.keep_format, request.encoding)
+        .map_err(|e| ToolError::not_in_encoding(&TextEncoding::Legacy(e.0).name()))?;
     let new = plan.text_of(&request.content);
     let limits = diff_limits(config, old.as_ref());
     let Change {
         bytes,
         unchanged,
         diff,
+        encoding,
     } = change::build(&plan, old_bytes, &new.text, &target.display, &limits)?;
     if config.refuse_placeholders
         && let Some((line, text)) = diff.placeholders.first()
@@ -117,6 +119,7 @@ fn run(
     }
     let new_size = bytes.len() as u64;
     let mut outcome = Outcome::new(old.as_ref(), &plan, &new, new_size, diff, unchanged);
+    outcome.format.encoding = encoding;
     // The old text can be a file-sized copy: gone before the write.
     drop(plan);
     if request.dry_run || unchanged {
