@@ -56,6 +56,8 @@ pub enum ErrorKind {
     Vanished,
     /// `create_only`, and a file is there.
     Exists,
+    /// Lock values for a file with other hard links, which is not read.
+    SharedFile,
     /// The content holds a character the file's encoding cannot store.
     Unencodable,
     /// An omission placeholder in content that removes lines, refused.
@@ -87,7 +89,7 @@ impl ErrorKind {
             }
             K::OsRefused | K::ReadOnlyRoot => ErrorCode::PermissionDenied,
             K::IsDirectory => ErrorCode::IsDirectory,
-            K::Changed | K::Vanished | K::Exists => ErrorCode::Conflict,
+            K::Changed | K::Vanished | K::Exists | K::SharedFile => ErrorCode::Conflict,
             K::ExistingTooLarge | K::Storage | K::Io | K::Execution => ErrorCode::ExecutionError,
         }
     }
@@ -349,6 +351,20 @@ impl ToolError {
             format!(
                 "File '{path}' no longer exists, though the lock values given describe one; \
                  nothing was written. Write without lock values to create it."
+            ),
+        )
+    }
+
+    /// Lock values for a file with other hard links, which the tool does
+    /// not read, so cannot compare.
+    #[cold]
+    pub fn shared_file_lock(path: &str) -> Self {
+        Self::new(
+            ErrorKind::SharedFile,
+            format!(
+                "File '{path}' has other hard links, which may lie beyond the project: the tool \
+                 does not read it, so it cannot check lock values against it; nothing was \
+                 written. Write without lock values to replace it."
             ),
         )
     }

@@ -346,8 +346,8 @@ fn attack(naming: ProjectPreopen, path: &str, want: Want, failures: &mut Vec<Str
 fn the_outside_end_of_a_hard_link_keeps_its_content() {
     let p = fixture();
     for dry_run in [true, false] {
-        // The preview never shows what the outside file holds: its old
-        // lines are withheld, the counts still exact, and the text says so.
+        // The file is not read: the preview is the content alone, and the
+        // text says why.
         let env =
             p.call(json!({"path": "hardlink.txt", "content": "inside only\n", "dry_run": dry_run}));
         env.assert_status("partial");
@@ -364,25 +364,52 @@ fn the_outside_end_of_a_hard_link_keeps_its_content() {
         );
         assert_eq!(
             (env.stats.lines_added, env.stats.lines_removed),
-            (Some(1), Some(1))
+            (Some(1), Some(0))
         );
-        assert!(
-            env.text.contains("the preview leaves out its old lines"),
-            "{}",
-            env.text
-        );
-        if !dry_run {
-            assert!(
-                env.text
-                    .contains("other hard links; they keep the old content"),
-                "{}",
-                env.text
-            );
-        }
+        assert!(env.text.contains("the tool did not read it") || env.text.contains("the tool does not read it"), "{}", env.text);
+        assert!(env.text.contains("the other links keep the old content"), "{}", env.text);
     }
     assert_eq!(
         std::fs::read_to_string(p.base().join("outside/hard.txt")).unwrap(),
         "outside hard link\n"
     );
     assert_eq!(p.read_string("hardlink.txt"), "inside only\n");
+}
+
+/// A hard link into the root is no read oracle: whatever the outside file
+/// holds, every answer about it is the same — a dry run's preview, counts,
+/// sizes, lock values, encoding and warnings, a locked write's refusal, a
+/// create_only's refusal. (Before, a dry run told `lines_added == 0` when
+/// the content guessed a line of the file: a four-digit secret fell in 30
+/// calls.)
+#[test]
+fn nothing_of_a_hard_linked_files_content_reaches_an_answer() {
+    let p = fixture();
+    let outside = p.base().join("outside/hard.txt");
+    let guess = "PIN=4217\n";
+    let probes = [
+        json!({"path": "hardlink.txt", "content": guess, "dry_run": true}),
+        json!({"path": "hardlink.txt", "content": guess, "dry_run": true, "report_sha256": true}),
+        json!({"path": "hardlink.txt", "content": "PIN=4217\n// ... rest unchanged ...\n", "dry_run": true}),
+        json!({"path": "hardlink.txt", "content": guess, "expected_size_bytes": 9}),
+        json!({"path": "hardlink.txt", "content": guess, "expected_sha256": "0".repeat(64)}),
+        json!({"path": "hardlink.txt", "content": guess, "create_only": true}),
+    ];
+    let answers = |secret: &str| -> Vec<String> {
+        // The same inode, other content: the outside file's own name.
+        std::fs::write(&outside, secret).unwrap();
+        probes
+            .iter()
+            .map(|args| {
+                let json = crate::support::tool().call(p.root(), &args.to_string());
+                let mut value: serde_json::Value = serde_json::from_str(&json).unwrap();
+                value["stats"]["time_ms"] = 0.into();
+                value.to_string()
+            })
+            .collect()
+    };
+    let right = answers(guess);
+    let wrong = answers("PIN=0000\nmore lines\nof a longer file, windows-1252: caf\u{e9}\n");
+    assert_eq!(right, wrong, "an answer depends on the outside file's content");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap().lines().count(), 3);
 }

@@ -93,12 +93,12 @@ fn hard_links_are_split_and_keep_the_old_content() {
     p.write("inside.txt", "shared\n");
     fs::hard_link(p.path("inside.txt"), p.base().join("outside/hardlink.txt")).unwrap();
     let env = p.put("inside.txt", "changed\n");
-    // Written, but the preview withholds the old lines (another name of the
-    // file may lie outside the root): partial.
+    // Written without being read (another name of the file may lie outside
+    // the root): the preview is the content alone, so partial.
     env.assert_status("partial");
     assert_eq!(
         env.text,
-        "Updated 'inside.txt' (+1/-1 lines, 8 bytes).\n(The file had other hard links; they keep the old content.)\n(The file has other hard links, which may lie beyond the project: the preview leaves out its old lines.)"
+        "Updated 'inside.txt' (+1/-0 lines, 8 bytes).\n(The file had other hard links, which may lie beyond the project: the tool did not read it, and replaced it with the content as given, in UTF-8; the other links keep the old content.)"
     );
     assert!(!env.preview().contains("shared"), "{}", env.preview());
     assert_eq!(p.read_string("inside.txt"), "changed\n");

@@ -27,10 +27,6 @@ pub struct DiffLimits {
     /// Most time the diff algorithm may take, on the largest texts; see
     /// [`time_for`](Self::time_for).
     pub timeout: Duration,
-    /// Leave the old side's lines (`-`) out of the preview: the old file
-    /// has other names, which may lie outside the root, so its content is
-    /// not the caller's to read. The counts still cover them.
-    pub withhold_old_lines: bool,
 }
 
 impl Default for DiffLimits {
@@ -39,7 +35,6 @@ impl Default for DiffLimits {
             max_lines: MAX_PREVIEW_LINES,
             max_bytes: MAX_PREVIEW_BYTES,
             timeout: Duration::from_millis(write_tool_wire::defaults::DIFF_TIMEOUT_MS),
-            withhold_old_lines: false,
         }
     }
 }

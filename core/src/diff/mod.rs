@@ -37,9 +37,6 @@ pub struct DiffSummary {
     pub preview: String,
     /// Whether the preview was cut.
     pub truncated: bool,
-    /// Whether old lines were left out of the preview
-    /// ([`DiffLimits::withhold_old_lines`]).
-    pub withheld: bool,
     /// Lines added over the whole diff.
     pub lines_added: u64,
     /// Lines removed over the whole diff.
@@ -169,7 +166,6 @@ fn summary(
     DiffSummary {
         preview,
         truncated,
-        withheld: limits.withhold_old_lines && lines_removed > 0,
         lines_added,
         lines_removed,
         placeholders,
@@ -247,7 +243,6 @@ mod tests {
         DiffSummary {
             preview,
             truncated,
-            withheld: false,
             lines_added: added,
             lines_removed: removed,
             placeholders: Vec::new(),
@@ -504,7 +499,6 @@ mod tests {
             max_lines: usize::MAX,
             max_bytes: usize::MAX,
             timeout: Duration::ZERO,
-            withhold_old_lines: false,
         };
         let s = diff(&old, &new, "f.txt", &limits);
         assert!(!s.truncated);
@@ -573,28 +567,6 @@ mod tests {
         "ünï",
         "\r",
     ];
-
-    #[test]
-    fn withheld_old_lines_are_left_out_and_still_counted() {
-        let limits = DiffLimits {
-            withhold_old_lines: true,
-            ..DiffLimits::default()
-        };
-        let s = diff(
-            "keep\nsecret\nkeep too\n",
-            "keep\nnew\nkeep too\n",
-            "f",
-            &limits,
-        );
-        assert_eq!(
-            s.preview,
-            "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n keep\n+new\n keep too\n"
-        );
-        assert!(s.withheld && !s.truncated);
-        assert_eq!((s.lines_added, s.lines_removed), (1, 1));
-        let added_only = diff("a\n", "a\nb\n", "f", &limits);
-        assert!(!added_only.withheld, "nothing old to leave out");
-    }
 
     #[test]
     fn counts_lines() {

@@ -27,9 +27,6 @@ pub(super) fn unified(
             }
             let changes = hunk.iter().flat_map(|op| op.iter_changes(old, new));
             for change in changes {
-                if limits.withhold_old_lines && change.tag() == ChangeTag::Delete {
-                    continue;
-                }
                 line.clear();
                 line.push_str(match change.tag() {
                     ChangeTag::Equal => " ",

@@ -41,6 +41,8 @@ pub struct Resolved {
     pub kind: TargetKind,
     /// The target's size when it is an existing file, as the walk saw it.
     pub len: Option<u64>,
+    /// How many names the target has (hard links), when it is a file.
+    pub links: u64,
 }
 
 impl Resolved {
@@ -64,6 +66,13 @@ impl Resolved {
     /// The target's own name.
     pub fn file_name(&self) -> &str {
         self.names.last().map_or("", String::as_str)
+    }
+
+    /// Whether the target is a file with other names (hard links), which
+    /// may lie outside the root: the tool does not read it
+    /// (`docs/contract.md#hard-links`).
+    pub fn shared(&self) -> bool {
+        self.links > 1
     }
 
     /// Whether the write must create parent directories.
@@ -101,6 +110,8 @@ struct Context<'a> {
     links: usize,
     /// The size of the last name, when it is a file.
     len: Option<u64>,
+    /// Its hard links, when it is a file.
+    hard_links: u64,
 }
 
 impl<'a> Context<'a> {
@@ -113,6 +124,7 @@ impl<'a> Context<'a> {
             kind: TargetKind::Directory,
             links: 0,
             len: None,
+            hard_links: 0,
         }
     }
 
@@ -176,6 +188,7 @@ impl<'a> Context<'a> {
                 self.resolved.push(name);
                 self.kind = if kind == Kind::File {
                     self.len = Some(stat.len);
+                    self.hard_links = stat.link_count;
                     TargetKind::File
                 } else {
                     TargetKind::Other
@@ -220,6 +233,11 @@ impl<'a> Context<'a> {
                 self.len
             } else {
                 None
+            },
+            links: if self.kind == TargetKind::File {
+                self.hard_links
+            } else {
+                0
             },
             kind: self.kind,
         }

@@ -34,10 +34,8 @@ use write_tool_wire::request::ToolName;
 
 pub use config::Config;
 
-use crate::diff::DiffLimits;
 use crate::error::{ErrorKind, ToolError};
 use crate::format::{self, TextEncoding};
-use crate::fs::Existing;
 use crate::params::Request;
 use crate::roots::Roots;
 use change::Change;
@@ -96,7 +94,17 @@ fn run(
     let target = target::resolve(roots, request.tool, &request.path)?;
     *resolved = Some(target.display.clone());
     target.check_writable(request.create_only, config)?;
-    let old = old::read(&target, config)?;
+    // A file with other names, which may lie outside the root, is replaced
+    // without being read: nothing of its content reaches the answer.
+    let shared = target.resolved.shared();
+    if shared && lock::requested(request) {
+        return Err(ToolError::shared_file_lock(&target.display));
+    }
+    let old = if shared {
+        None
+    } else {
+        old::read(&target, config)?
+    };
     lock::check(request, old.as_ref(), &target.display)?;
     if config.read_only && !request.dry_run {
         return Err(ToolError::read_only_root());
@@ -105,7 +113,7 @@ fn run(
     let plan = format::plan(old_bytes, request.keep_format, request.encoding)
         .map_err(|e| ToolError::not_in_encoding(&TextEncoding::Legacy(e.0).name()))?;
     let new = plan.text_of(&request.content);
-    let limits = diff_limits(config, old.as_ref());
+    let limits = config.diff;
     let Change {
         bytes,
         unchanged,
@@ -120,6 +128,9 @@ fn run(
     let new_size = bytes.len() as u64;
     let mut outcome = Outcome::new(old.as_ref(), &plan, &new, new_size, diff, unchanged);
     outcome.format.encoding = encoding;
+    if shared {
+        outcome.unread_shared();
+    }
     // The old text can be a file-sized copy: gone before the write.
     drop(plan);
     if request.dry_run || unchanged {
@@ -147,16 +158,6 @@ fn run(
     outcome.applied = true;
     outcome.committed = Some(committed);
     Ok(outcome)
-}
-
-/// The diff's limits for this file. An old file with other names, perhaps
-/// outside the root, holds what is not the caller's to read: its old lines
-/// stay out of the preview.
-fn diff_limits(config: &Config, old: Option<&Existing>) -> DiffLimits {
-    DiffLimits {
-        withhold_old_lines: old.is_some_and(|o| o.link_count > 1),
-        ..config.diff
-    }
 }
 
 fn check_content(content: &str, config: &Config) -> Result<(), ToolError> {

@@ -31,5 +31,10 @@ pub(super) fn read(target: &Target<'_>, config: &Config) -> Result<Option<Existi
             }
             ReadError::Io(e) => fs::io_error(&e, "reading the existing file"),
         })?;
+    // The walk saw a file of one name; one that has others now was linked
+    // meanwhile, perhaps to a file outside the root: not read.
+    if existing.link_count > 1 {
+        return Err(ToolError::replaced_while_read());
+    }
     Ok(Some(existing))
 }

@@ -21,7 +21,7 @@ pub(super) struct Outcome {
     pub(super) operation: Operation,
     /// The old file's size (0 when there was none).
     pub(super) original_size: u64,
-    /// The old file had other hard links.
+    /// The old file had other hard links: it was not read.
     pub(super) split_links: bool,
     /// What the format stage decided.
     pub(super) format: FormatKept,
@@ -74,7 +74,7 @@ impl Outcome {
                 None => Operation::Create,
             },
             original_size: old.map_or(0, |o| o.bytes.len() as u64),
-            split_links: old.is_some_and(|o| o.link_count > 1),
+            split_links: false,
             format: FormatKept {
                 encoding: plan.encoding,
                 line_endings: plan.line_endings,
@@ -96,6 +96,15 @@ impl Outcome {
         }
     }
 
+    /// The target is a file with other hard links, replaced without being
+    /// read: an update whose old side is unknown, so the preview is not the
+    /// whole change.
+    pub(super) fn unread_shared(&mut self) {
+        self.operation = Operation::Update;
+        self.split_links = true;
+        self.new_lines = 0;
+    }
+
     /// The envelope for `request`, `echo` its `params_input`.
     pub(super) fn into_envelope(
         self,
@@ -104,7 +113,7 @@ impl Outcome {
         time_ms: u64,
         path_resolved: Option<String>,
     ) -> Envelope {
-        let incomplete = self.diff.truncated || self.diff.withheld;
+        let incomplete = self.diff.truncated || self.split_links;
         let status = if request.dry_run || incomplete {
             Status::Partial
         } else {

@@ -66,9 +66,11 @@ impl Target<'_> {
         match self.resolved.kind {
             TargetKind::Missing if dir_only => Err(ToolError::slash_but_nothing_there()),
             TargetKind::File if dir_only => Err(ToolError::slash_but_a_file()),
-            TargetKind::File if create_only => {
-                Err(ToolError::exists(&self.display, self.resolved.len))
-            }
+            // A shared file's size is not the caller's to learn.
+            TargetKind::File if create_only => Err(ToolError::exists(
+                &self.display,
+                self.resolved.len.filter(|_| !self.resolved.shared()),
+            )),
             TargetKind::Directory => Err(ToolError::is_directory()),
             TargetKind::Other => Err(ToolError::not_regular_file()),
             TargetKind::Missing | TargetKind::File => Ok(()),

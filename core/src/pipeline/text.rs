@@ -56,11 +56,12 @@ impl Outcome {
         if let Some(dir) = self.committed.as_ref().and_then(|c| c.created_dir.as_ref()) {
             notes.push(format!("(Created directory: {dir}/)"));
         }
-        if self.split_links && self.applied && !self.unchanged {
-            notes.push("(The file had other hard links; they keep the old content.)".to_owned());
-        }
-        if self.diff.withheld {
-            notes.push("(The file has other hard links, which may lie beyond the project: the preview leaves out its old lines.)".to_owned());
+        if self.split_links {
+            notes.push(if self.applied {
+                "(The file had other hard links, which may lie beyond the project: the tool did not read it, and replaced it with the content as given, in UTF-8; the other links keep the old content.)"
+            } else {
+                "(The file has other hard links, which may lie beyond the project: the tool does not read it. The preview shows the content alone; a write replaces the file with it as given, in UTF-8, and the other links keep the old content.)"
+            }.to_owned());
         }
         notes.extend(self.format_note());
         if let Some((line, found)) = self.diff.placeholders.first() {
