@@ -125,10 +125,7 @@ pub fn write_atomic(
             // write.
             let stat = file.stat()?;
             drop(file);
-            if let Some(expected) = unchanged {
-                check_unchanged(dir, name, expected)?;
-            }
-            dir.rename_at(&temp, name).map(|()| stat)
+            commit(dir, &temp, name, unchanged).map(|()| stat)
         })();
         match filled {
             Ok(stat) => break stat,
@@ -147,6 +144,46 @@ pub fn write_atomic(
         let _ = dir.sync();
     }
     Ok(written)
+}
+
+/// Put the temp file `temp` in `name`'s place: the commit point.
+///
+/// Where nothing may be at `name` (`create_only`), the temp file is linked
+/// to the name, which fails when a file got there first, whenever that
+/// was: a create is atomic. Where the file must be as it was read (a
+/// locked write), it is looked at once more and then replaced by a rename,
+/// which cannot compare and swap: a change between the two is not seen.
+fn commit(dir: &Dir, temp: &str, name: &str, unchanged: Option<Unchanged>) -> io::Result<()> {
+    match unchanged {
+        Some(Unchanged::Missing) => match dir.link_at(temp, name) {
+            Ok(()) => {
+                // The new file keeps its name if this fails; the temp name
+                // is a leftover the next sweep removes.
+                let _ = dir.unlink_at(temp);
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                Err(io::Error::other(TargetChanged))
+            }
+            // A file system without hard links: the look and the rename.
+            Err(e) if links_unsupported(&e) => {
+                check_unchanged(dir, name, Unchanged::Missing)?;
+                dir.rename_at(temp, name)
+            }
+            Err(e) => Err(e),
+        },
+        Some(expected) => {
+            check_unchanged(dir, name, expected)?;
+            dir.rename_at(temp, name)
+        }
+        None => dir.rename_at(temp, name),
+    }
+}
+
+/// Whether `err` says the file system (or the host) makes no hard links.
+fn links_unsupported(err: &io::Error) -> bool {
+    matches!(err.kind(), io::ErrorKind::Unsupported | io::ErrorKind::PermissionDenied)
+        && !super::sys::is_sandbox_refusal(err)
 }
 
 fn check_unchanged(dir: &Dir, name: &str, expected: Unchanged) -> io::Result<()> {

@@ -131,6 +131,12 @@ impl Dir {
         fs::rename(self.join(from), self.join(to))
     }
 
+    /// Give the file `from` the name `to` too, both in this directory;
+    /// fails (`AlreadyExists`) when `to` exists.
+    pub fn link_at(&self, from: &str, to: &str) -> io::Result<()> {
+        fs::hard_link(self.join(from), self.join(to))
+    }
+
     /// Remove the file `name`.
     pub fn unlink_at(&self, name: &str) -> io::Result<()> {
         fs::remove_file(self.join(name))

@@ -155,6 +155,14 @@ impl Dir {
             .map_err(error)
     }
 
+    /// Give the file `from` the name `to` too, both in this directory;
+    /// fails (`AlreadyExists`) when `to` exists.
+    pub fn link_at(&self, from: &str, to: &str) -> io::Result<()> {
+        self.descriptor
+            .link_at(PathFlags::empty(), from, &self.descriptor, to)
+            .map_err(error)
+    }
+
     /// Remove the file `name`.
     pub fn unlink_at(&self, name: &str) -> io::Result<()> {
         self.descriptor.unlink_file_at(name).map_err(error)
