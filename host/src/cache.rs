@@ -24,15 +24,23 @@
 //!   an hour ago. An artifact still in use that was removed costs one
 //!   compile, then is the newest. This runs only after a compile, never on
 //!   a start that loads.
-//!
 //! - **Trusted or not used**: the artifact is code the host runs, so
-//!   whoever can write the cache chooses that code. The directory is created
-//!   private (mode 0700); an existing one is used only if it is a real
-//!   directory (not a link) owned by this user and writable by no one else,
-//!   and an artifact only if it is a regular file (opened without following
-//!   links) owned by this user and writable by no one else. Otherwise the
-//!   host compiles, says why on stderr, and stores nothing there. Artifacts
-//!   are written through exclusive opens that follow no link.
+//!   whoever can write the cache, or rename a directory above it, chooses
+//!   that code. The directory is checked the way ssh's `StrictModes` checks
+//!   a home directory: every directory above it must belong to root or this
+//!   user and be writable by no one else unless it is sticky (`/tmp`), and
+//!   the cache directory itself must belong to this user and be writable by
+//!   no one else. It is then opened once, without following a link, and
+//!   everything happens relative to that handle: an artifact is opened
+//!   through it (following no link) and checked through the file it opened
+//!   (a regular file of this user's that no one else can write, its
+//!   checksum read through a mapping of that file), and what wasmtime loads
+//!   is that same file — reopened as `/proc/self/fd/N`, which names the
+//!   file the handle holds, not whatever the name points to by then, or
+//!   read through the handle where there is no `/proc`. Otherwise the host
+//!   compiles in memory, says why on stderr once, and stores nothing. New
+//!   directories are created private (mode 0700); artifacts are written
+//!   through exclusive opens that follow no link.
 //!
 //! **Why not wasmtime's own cache** (the `cache` feature, configured by a
 //! TOML file): it stores artifacts zstd-compressed, so every start reads
@@ -45,13 +53,11 @@
 //!
 //! Where it lives: `$WRITE_TOOL_CACHE_DIR` if set, else
 //! `$XDG_CACHE_HOME/write-tool`, else `~/.cache/write-tool`.
-//! `WRITE_TOOL_CACHE=off` turns it off.
+//! `WRITE_TOOL_CACHE=off` turns it off. Only Unix hosts keep one; others
+//! compile in every process.
 
-use std::fs;
 use std::hash::{Hash, Hasher};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
@@ -64,8 +70,6 @@ const MAGIC: &[u8; 8] = b"WTCACHE3";
 /// a little-endian u64). At the end, not the start, so that the artifact
 /// starts the file and wasmtime can map the file instead of copying it.
 const TRAILER_LEN: usize = 16;
-/// A temp file older than this belongs to a writer that died.
-const STALE_TEMP: Duration = Duration::from_secs(60 * 60);
 
 /// Where compiled artifacts are kept, if anywhere.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,12 +85,16 @@ impl CompileCache {
     /// versions of the tool side by side, a few tens of MiB at most.
     pub const KEEP: usize = 8;
 
-    /// The cache the environment asks for: off when `WRITE_TOOL_CACHE=off`,
-    /// else `$WRITE_TOOL_CACHE_DIR`, `$XDG_CACHE_HOME/write-tool` or
-    /// `~/.cache/write-tool`; off when none of those is set.
+    /// The cache the environment asks for: off when `WRITE_TOOL_CACHE` is
+    /// `off`, `false`, `no` or `0` (any case), else `$WRITE_TOOL_CACHE_DIR`,
+    /// `$XDG_CACHE_HOME/write-tool` or `~/.cache/write-tool`; off when none
+    /// of those is set.
     pub fn from_env() -> CompileCache {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-        if var(settings::CACHE).is_some_and(|v| v == "off" || v == "0") {
+        if var(settings::CACHE)
+            .and_then(|v| v.into_string().ok())
+            .is_some_and(|v| settings::is_off(&v))
+        {
             return CompileCache::Disabled;
         }
         if let Some(dir) = var(settings::CACHE_DIR) {
@@ -115,25 +123,47 @@ impl CompileCache {
         let CompileCache::Dir(dir) = self else {
             return Component::new(engine, wasm);
         };
-        if let Err(why) = trusted_dir(dir) {
-            eprintln!(
-                "write-tool: not using the compile cache {}: {why}",
-                dir.display()
-            );
-            return Component::new(engine, wasm);
-        }
-        let path = dir.join(file_name(engine, wasm));
-        if let Some(component) = load(engine, &path, how) {
-            return Ok(component);
-        }
-        let component = Component::new(engine, wasm)?;
-        if let Ok(artifact) = component.serialize()
-            && store(dir, &path, &artifact).is_ok()
+        #[cfg(unix)]
         {
-            prune(dir, &path);
+            let cache = match unix::CacheDir::open(dir) {
+                Ok(cache) => cache,
+                Err(why) => {
+                    eprintln!(
+                        "write-tool: not using the compile cache {}: {why}",
+                        dir.display()
+                    );
+                    return Component::new(engine, wasm);
+                }
+            };
+            let name = file_name(engine, wasm);
+            if let Some(component) = cache.load(engine, &name, how) {
+                return Ok(component);
+            }
+            let component = Component::new(engine, wasm)?;
+            if let Ok(artifact) = component.serialize()
+                && cache.store(&name, &artifact).is_ok()
+            {
+                cache.prune(&name);
+            }
+            Ok(component)
         }
-        Ok(component)
+        #[cfg(not(unix))]
+        {
+            let _ = (dir, how);
+            Component::new(engine, wasm)
+        }
     }
+}
+
+/// How an artifact found in the cache is brought into memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Load {
+    /// Mapped from its file: nothing is copied, the fastest start.
+    Map,
+    /// Copied into this process's own memory: calls then run faster than
+    /// from a mapped artifact (BENCHMARKS.md#start-up), which pays for
+    /// the copy in a process that makes many.
+    Copy,
 }
 
 /// A key of the cache: the first 128 bits of a SHA-256, in hex. A
@@ -204,52 +234,13 @@ fn is_artifact_name(name: &str) -> bool {
             .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// Whether `name` is a temp file of [`store`]: `.<artifact>.<pid>.<n>.tmp`.
+/// Whether `name` is a temp file of `store`: `.<artifact>.<pid>.<n>.tmp`.
 fn is_temp_name(name: &str) -> bool {
     name.strip_prefix('.')
         .and_then(|rest| rest.get(..NAME_LEN).zip(rest.get(NAME_LEN..)))
         .is_some_and(|(artifact, rest)| {
             is_artifact_name(artifact) && rest.starts_with('.') && rest.ends_with(".tmp")
         })
-}
-
-/// Remove all but the [`CompileCache::KEEP`] newest artifacts (`kept`,
-/// just stored, among them) and stale temp files. Other files are never
-/// touched, and any error leaves the file in place.
-fn prune(dir: &Path, kept: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let now = SystemTime::now();
-    let mut artifacts = Vec::new();
-    for entry in entries.flatten() {
-        let (name, path) = (entry.file_name(), entry.path());
-        let Some(name) = name.to_str() else {
-            continue;
-        };
-        // Not following links: a link is never an artifact of ours.
-        let Ok(meta) = entry.metadata() else {
-            continue;
-        };
-        if !meta.is_file() || path == kept {
-            continue;
-        }
-        let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-        if is_artifact_name(name) {
-            artifacts.push((modified, path));
-        } else if is_temp_name(name)
-            && now
-                .duration_since(modified)
-                .is_ok_and(|age| age > STALE_TEMP)
-        {
-            let _ = fs::remove_file(&path);
-        }
-    }
-    // Newest first; `kept` is the newest of all.
-    artifacts.sort_by_key(|&(modified, _)| std::cmp::Reverse(modified));
-    for (_, path) in artifacts.into_iter().skip(CompileCache::KEEP - 1) {
-        let _ = fs::remove_file(path);
-    }
 }
 
 /// `<component key>-<engine key>.cwasm`.
@@ -263,110 +254,33 @@ fn file_name(engine: &Engine, wasm: &[u8]) -> String {
     format!("{component}-{}.cwasm", key_of_engine(engine))
 }
 
-/// How an artifact found in the cache is brought into memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Load {
-    /// Mapped from its file: nothing is copied, the fastest start.
-    Map,
-    /// Copied into this process's own memory: calls then run faster than
-    /// from a mapped artifact (BENCHMARKS.md#start-up), which pays for
-    /// the copy in a process that makes many.
-    Copy,
-}
-
-fn load(engine: &Engine, path: &Path, how: Load) -> Option<Component> {
-    let file = open_nofollow(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || untrusted(&meta).is_some() {
-        return None;
-    }
-    let len = usize::try_from(meta.len()).ok()?;
-    let artifact_len = len.checked_sub(TRAILER_LEN)?;
-    let verified = |trailer: &[u8], sum: u64| {
-        let (magic, stored) = trailer.split_at(MAGIC.len());
-        magic == MAGIC && stored == sum.to_le_bytes()
-    };
-    match how {
-        Load::Map => {
-            let mut trailer = [0u8; TRAILER_LEN];
-            read_exact_at(&file, &mut trailer, artifact_len).ok()?;
-            verified(&trailer, crc_of(&file, artifact_len).ok()?)
-                .then(|| deserialize(engine, Artifact::File(path)))?
-        }
-        Load::Copy => {
-            let mut bytes = Vec::with_capacity(len);
-            io::Read::read_to_end(&mut &file, &mut bytes).ok()?;
-            let (artifact, trailer) = bytes.split_at_checked(artifact_len)?;
-            verified(trailer, integrity(artifact))
-                .then(|| deserialize(engine, Artifact::Bytes(artifact)))?
-        }
-    }
-}
-
-/// The [`integrity`] checksum of the first `len` bytes of `file`, read
-/// through a mapping of the file: reading them into a buffer made the
-/// kernel copy the whole artifact on every start
-/// (BENCHMARKS.md#start-up).
-#[cfg(unix)]
-#[allow(unsafe_code, reason = "mapping a file to checksum it")]
-fn crc_of(file: &fs::File, len: usize) -> io::Result<u64> {
-    use rustix::mm::{MapFlags, ProtFlags, mmap, munmap};
-    if len == 0 {
-        return Ok(integrity(&[]));
-    }
-    // SAFETY: a fresh read-only private mapping of `len` bytes of a file
-    // this process opened (`len` is within its size, checked by the
-    // caller), read only here and unmapped below; no Rust value aliases it.
-    // Files in the cache are replaced by rename, never truncated in place,
-    // so the mapped pages stay backed while they are read.
-    unsafe {
-        let ptr = mmap(
-            std::ptr::null_mut(),
-            len,
-            ProtFlags::READ,
-            MapFlags::PRIVATE,
-            file,
-            0,
-        )?;
-        let sum = integrity(std::slice::from_raw_parts(ptr.cast::<u8>(), len));
-        munmap(ptr, len)?;
-        Ok(sum)
-    }
-}
-
-#[cfg(not(unix))]
-fn crc_of(file: &fs::File, len: usize) -> io::Result<u64> {
-    let mut bytes = vec![0u8; len];
-    read_exact_at(file, &mut bytes, 0)?;
-    Ok(integrity(&bytes))
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &fs::File, buf: &mut [u8], at: usize) -> io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    file.read_exact_at(buf, at as u64)
-}
-
-#[cfg(not(unix))]
-fn read_exact_at(file: &fs::File, buf: &mut [u8], at: usize) -> io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = file;
-    file.seek(SeekFrom::Start(at as u64))?;
-    file.read_exact(buf)
-}
-
-/// Why the cache directory, or a file in it, may not hold code this
-/// process runs.
+/// Why the cache, or a file in it, may not hold code this process runs.
 #[derive(Debug)]
 enum Untrusted {
-    /// Its metadata could not be read.
-    Unreadable(io::Error),
+    /// Its metadata could not be read, or it could not be created.
+    Unreadable(std::io::Error),
     /// It is a link, a file or something else, not a directory.
     NotADirectory,
     /// Another user owns it.
     OtherOwner,
     /// Others can write it.
     WritableByOthers,
+    /// A directory above it lets another user replace what is below.
+    Ancestor {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: AncestorFault,
+    },
+}
+
+/// What makes a directory above the cache unsafe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AncestorFault {
+    /// A user other than root and this one owns it.
+    OtherOwner,
+    /// Group or others can write it, and it is not sticky.
+    WritableNotSticky,
 }
 
 impl std::fmt::Display for Untrusted {
@@ -378,151 +292,356 @@ impl std::fmt::Display for Untrusted {
             }
             Untrusted::OtherOwner => f.write_str("it is owned by another user"),
             Untrusted::WritableByOthers => f.write_str("others can write it"),
+            Untrusted::Ancestor { path, why } => write!(
+                f,
+                "{} above it {}, so another user could replace the cache",
+                path.display(),
+                match why {
+                    AncestorFault::OtherOwner => "is owned by another user",
+                    AncestorFault::WritableNotSticky =>
+                        "can be written by others and is not sticky",
+                }
+            ),
         }
     }
 }
 
-/// Whether `dir` may hold code this process runs. A directory that does
-/// not exist yet is fine: it is created private.
-fn trusted_dir(dir: &Path) -> Result<(), Untrusted> {
-    let meta = match fs::symlink_metadata(dir) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Untrusted::Unreadable(e)),
+/// The check of one directory above the cache, from its owner and mode
+/// bits: `uid` the owner, `me` this process's user.
+fn ancestor_fault(uid: u32, mode: u32, me: u32) -> Option<AncestorFault> {
+    if uid != 0 && uid != me {
+        return Some(AncestorFault::OtherOwner);
+    }
+    let others_write = mode & 0o022 != 0;
+    let sticky = mode & 0o1000 != 0;
+    (others_write && !sticky).then_some(AncestorFault::WritableNotSticky)
+}
+
+#[cfg(unix)]
+mod unix {
+    //! The cache on Unix: one directory handle, everything relative to it.
+
+    use std::ffi::OsStr;
+    use std::io::{self, Read};
+    use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+    use std::time::{Duration, SystemTime};
+
+    use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, Stat};
+    use wasmtime::Engine;
+    use wasmtime::component::Component;
+
+    use super::{
+        CompileCache, Load, MAGIC, TRAILER_LEN, Untrusted, ancestor_fault, integrity,
+        is_artifact_name, is_temp_name,
     };
-    if !meta.is_dir() {
-        return Err(Untrusted::NotADirectory);
+
+    /// A temp file older than this belongs to a writer that died.
+    const STALE_TEMP: Duration = Duration::from_secs(60 * 60);
+
+    /// The cache directory, opened and checked.
+    #[derive(Debug)]
+    pub(super) struct CacheDir {
+        fd: OwnedFd,
     }
-    match untrusted(&meta) {
-        Some(why) => Err(why),
-        None => Ok(()),
+
+    fn me() -> u32 {
+        rustix::process::geteuid().as_raw()
     }
-}
 
-/// Why a cache entry with metadata `meta` is not to be trusted, if it is
-/// not: owned by another user, or writable by others.
-#[cfg(unix)]
-fn untrusted(meta: &fs::Metadata) -> Option<Untrusted> {
-    use std::os::unix::fs::MetadataExt;
-    if meta.uid() != rustix::process::geteuid().as_raw() {
-        return Some(Untrusted::OtherOwner);
+    /// Why a file or directory's own owner and mode make it untrusted.
+    fn untrusted(stat: &Stat) -> Option<Untrusted> {
+        if stat.st_uid != me() {
+            return Some(Untrusted::OtherOwner);
+        }
+        if stat.st_mode & 0o022 != 0 {
+            return Some(Untrusted::WritableByOthers);
+        }
+        None
     }
-    if meta.mode() & 0o022 != 0 {
-        return Some(Untrusted::WritableByOthers);
+
+    impl CacheDir {
+        /// The cache at `path`, created private if it is missing, when it
+        /// and every directory above it are trusted.
+        pub(super) fn open(path: &Path) -> Result<CacheDir, Untrusted> {
+            let absolute = std::path::absolute(path).map_err(Untrusted::Unreadable)?;
+            check_ancestors(&absolute)?;
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd = match rustix::fs::openat(CWD, &absolute, flags, Mode::empty()) {
+                Ok(fd) => fd,
+                Err(rustix::io::Errno::NOENT) => {
+                    create_private(&absolute)?;
+                    rustix::fs::openat(CWD, &absolute, flags, Mode::empty())
+                        .map_err(|e| Untrusted::Unreadable(e.into()))?
+                }
+                Err(rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP) => {
+                    return Err(Untrusted::NotADirectory);
+                }
+                Err(e) => return Err(Untrusted::Unreadable(e.into())),
+            };
+            let stat = rustix::fs::fstat(&fd).map_err(|e| Untrusted::Unreadable(e.into()))?;
+            if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
+                return Err(Untrusted::NotADirectory);
+            }
+            if let Some(why) = untrusted(&stat) {
+                return Err(why);
+            }
+            Ok(CacheDir { fd })
+        }
+
+        /// The artifact `name`, checked and loaded as `how` says.
+        pub(super) fn load(&self, engine: &Engine, name: &str, how: Load) -> Option<Component> {
+            load_checked(engine, self.open_checked(name)?, how)
+        }
+
+        /// The artifact `name`, opened through this directory without
+        /// following a link, if it is a regular file of this user's that no
+        /// one else can write, with a valid trailer and checksum (read
+        /// through a mapping of this very file).
+        pub(super) fn open_checked(&self, name: &str) -> Option<std::fs::File> {
+            let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd = rustix::fs::openat(&self.fd, name, flags, Mode::empty()).ok()?;
+            let stat = rustix::fs::fstat(&fd).ok()?;
+            if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile
+                || untrusted(&stat).is_some()
+            {
+                return None;
+            }
+            let file = std::fs::File::from(fd);
+            let len = usize::try_from(stat.st_size).ok()?;
+            let artifact_len = len.checked_sub(TRAILER_LEN)?;
+            let mut trailer = [0u8; TRAILER_LEN];
+            read_exact_at(&file, &mut trailer, artifact_len).ok()?;
+            verified(&trailer, crc_of(&file, artifact_len).ok()?).then_some(file)
+        }
+
+        /// Store `artifact` as `name`, through a temp file created
+        /// exclusively (following no link) and renamed.
+        pub(super) fn store(&self, name: &str, artifact: &[u8]) -> io::Result<()> {
+            if !fits_file_size_limit(artifact.len() + TRAILER_LEN) {
+                return Err(io::Error::from(io::ErrorKind::FileTooLarge));
+            }
+            let unique = SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let temp = format!(".{name}.{}.{unique}.tmp", std::process::id());
+            let result = (|| {
+                let flags = OFlags::WRONLY
+                    | OFlags::CREATE
+                    | OFlags::EXCL
+                    | OFlags::NOFOLLOW
+                    | OFlags::CLOEXEC;
+                let fd = rustix::fs::openat(&self.fd, &temp, flags, Mode::from_raw_mode(0o600))?;
+                let mut file = std::fs::File::from(fd);
+                use std::io::Write;
+                file.write_all(artifact)?;
+                file.write_all(MAGIC)?;
+                file.write_all(&integrity(artifact).to_le_bytes())?;
+                drop(file);
+                rustix::fs::renameat(&self.fd, &temp, &self.fd, name)?;
+                Ok(())
+            })();
+            if result.is_err() {
+                let _ = rustix::fs::unlinkat(&self.fd, &temp, AtFlags::empty());
+            }
+            result
+        }
+
+        /// Remove all but the [`CompileCache::KEEP`] newest artifacts
+        /// (`kept`, just stored, among them) and stale temp files. Other
+        /// files are never touched, and any error leaves the file in place.
+        pub(super) fn prune(&self, kept: &str) {
+            let Ok(entries) = rustix::fs::Dir::read_from(self.fd.as_fd()) else {
+                return;
+            };
+            let now = SystemTime::now();
+            let mut artifacts = Vec::new();
+            for entry in entries.flatten() {
+                let name = OsStr::from_bytes(entry.file_name().to_bytes());
+                let Some(name) = name.to_str() else {
+                    continue;
+                };
+                let Ok(stat) = rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) else {
+                    continue;
+                };
+                // A link is never an artifact of ours.
+                if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile || name == kept {
+                    continue;
+                }
+                let modified = SystemTime::UNIX_EPOCH
+                    + Duration::from_secs(u64::try_from(stat.st_mtime).unwrap_or(0));
+                if is_artifact_name(name) {
+                    artifacts.push((modified, name.to_owned()));
+                } else if is_temp_name(name)
+                    && now
+                        .duration_since(modified)
+                        .is_ok_and(|age| age > STALE_TEMP)
+                {
+                    let _ = rustix::fs::unlinkat(&self.fd, name, AtFlags::empty());
+                }
+            }
+            // Newest first; `kept` is the newest of all.
+            artifacts.sort_by_key(|(modified, _)| std::cmp::Reverse(*modified));
+            for (_, name) in artifacts.into_iter().skip(CompileCache::KEEP - 1) {
+                let _ = rustix::fs::unlinkat(&self.fd, &name, AtFlags::empty());
+            }
+        }
     }
-    None
-}
 
-#[cfg(not(unix))]
-fn untrusted(_meta: &fs::Metadata) -> Option<Untrusted> {
-    None
-}
-
-#[cfg(unix)]
-fn open_nofollow(path: &Path) -> io::Result<fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    fs::File::options()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_nofollow(path: &Path) -> io::Result<fs::File> {
-    fs::File::open(path)
-}
-
-/// A checked artifact: its file, or its bytes read from the file.
-enum Artifact<'a> {
-    File(&'a Path),
-    Bytes(&'a [u8]),
-}
-
-#[allow(
-    unsafe_code,
-    reason = "loading a compiled artifact is inherently trusted"
-)]
-fn deserialize(engine: &Engine, artifact: Artifact<'_>) -> Option<Component> {
-    // SAFETY: wasmtime requires that the artifact come from `serialize` of
-    // a compatible engine. It was written by `store` below from
-    // `Component::serialize`; the file name carries the engine's
-    // compatibility hash and the trailer a checksum of exactly the
-    // artifact's bytes, both checked just before this call, and wasmtime
-    // validates its own header. Mapped, the file is opened again by path
-    // (its ELF reader ignores the trailer): the directory is private to the
-    // user, who is the trust boundary, and whatever is there then was put
-    // there by `store`'s atomic rename.
-    match artifact {
-        Artifact::File(path) => unsafe { Component::deserialize_file(engine, path) }.ok(),
-        Artifact::Bytes(bytes) => unsafe { Component::deserialize(engine, bytes) }.ok(),
+    /// The checked artifact `file`, loaded as `how` says: the file itself,
+    /// never what its name holds by now.
+    pub(super) fn load_checked(
+        engine: &Engine,
+        file: std::fs::File,
+        how: Load,
+    ) -> Option<Component> {
+        match how {
+            Load::Map => {
+                // The file this process checked, by its handle: a directory
+                // or file swapped meanwhile changes nothing here.
+                let by_handle = format!("/proc/self/fd/{}", file.as_raw_fd());
+                if Path::new(&by_handle).exists() {
+                    return deserialize(engine, Artifact::File(Path::new(&by_handle)));
+                }
+                let bytes = read_all(&file)?;
+                deserialize(engine, Artifact::Bytes(&bytes[..bytes.len() - TRAILER_LEN]))
+            }
+            Load::Copy => {
+                let bytes = read_all(&file)?;
+                let (artifact, trailer) = bytes.split_at(bytes.len() - TRAILER_LEN);
+                verified(trailer, integrity(artifact))
+                    .then(|| deserialize(engine, Artifact::Bytes(artifact)))?
+            }
+        }
     }
-}
 
-fn store(dir: &Path, path: &Path, artifact: &[u8]) -> io::Result<()> {
-    if !fits_file_size_limit(artifact.len() + TRAILER_LEN) {
-        return Err(io::Error::from(io::ErrorKind::FileTooLarge));
+    /// Check every directory above the cache at `absolute` (and those of
+    /// its own path that do not exist yet, from the deepest that does),
+    /// the way ssh's `StrictModes` checks a home directory.
+    fn check_ancestors(absolute: &Path) -> Result<(), Untrusted> {
+        let existing = absolute
+            .ancestors()
+            .skip(1)
+            .find(|dir| dir.exists())
+            .unwrap_or(Path::new("/"));
+        // The real path: a link above the cache leads where it leads, and
+        // that is what must be safe.
+        let real = existing.canonicalize().map_err(Untrusted::Unreadable)?;
+        for dir in real.ancestors() {
+            let stat = rustix::fs::stat(dir).map_err(|e| Untrusted::Unreadable(e.into()))?;
+            if let Some(why) = ancestor_fault(stat.st_uid, stat.st_mode, me()) {
+                return Err(Untrusted::Ancestor {
+                    path: dir.to_path_buf(),
+                    why,
+                });
+            }
+        }
+        Ok(())
     }
-    create_private_dir(dir)?;
-    let unique = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let temp = dir.join(format!(
-        ".{}.{}.{unique}.tmp",
-        path.file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("artifact"),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut file = create_exclusive(&temp)?;
-        file.write_all(artifact)?;
-        file.write_all(MAGIC)?;
-        file.write_all(&integrity(artifact).to_le_bytes())?;
-        drop(file);
-        fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
+
+    /// Create `path` and what is missing above it, private to this user.
+    fn create_private(path: &Path) -> Result<(), Untrusted> {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(path)
+            .map_err(Untrusted::Unreadable)
     }
-    result
-}
 
-/// A new file at `path`, for this user alone: exclusive (a file or link
-/// already there makes it fail) and following no link.
-#[cfg(unix)]
-fn create_exclusive(path: &Path) -> io::Result<fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    fs::File::options()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-        .open(path)
-}
+    fn verified(trailer: &[u8], sum: u64) -> bool {
+        let (magic, stored) = trailer.split_at(MAGIC.len());
+        magic == MAGIC && stored == sum.to_le_bytes()
+    }
 
-#[cfg(not(unix))]
-fn create_exclusive(path: &Path) -> io::Result<fs::File> {
-    fs::File::options().write(true).create_new(true).open(path)
-}
+    fn read_all(mut file: &std::fs::File) -> Option<Vec<u8>> {
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).ok()?;
+        (bytes.len() >= TRAILER_LEN).then_some(bytes)
+    }
 
-#[cfg(unix)]
-fn create_private_dir(dir: &Path) -> io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
+    fn read_exact_at(file: &std::fs::File, buf: &mut [u8], at: usize) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(buf, at as u64)
+    }
 
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> io::Result<()> {
-    fs::create_dir_all(dir)
-}
+    /// The [`integrity`] checksum of the first `len` bytes of `file`, read
+    /// through a mapping of the file: reading them into a buffer made the
+    /// kernel copy the whole artifact on every start
+    /// (BENCHMARKS.md#start-up).
+    #[allow(unsafe_code, reason = "mapping a file to checksum it")]
+    fn crc_of(file: &std::fs::File, len: usize) -> io::Result<u64> {
+        use rustix::mm::{MapFlags, ProtFlags, mmap, munmap};
+        if len == 0 {
+            return Ok(integrity(&[]));
+        }
+        // SAFETY: a fresh read-only private mapping of `len` bytes of a file
+        // this process opened (`len` is within its size, checked by the
+        // caller), read only here and unmapped below; no Rust value aliases
+        // it. Files in the cache are replaced by rename, never truncated in
+        // place, so the mapped pages stay backed while they are read.
+        unsafe {
+            let ptr = mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ,
+                MapFlags::PRIVATE,
+                file,
+                0,
+            )?;
+            let sum = integrity(std::slice::from_raw_parts(ptr.cast::<u8>(), len));
+            munmap(ptr, len)?;
+            Ok(sum)
+        }
+    }
 
-/// Writing past `RLIMIT_FSIZE` raises `SIGXFSZ`, which kills the process:
-/// never try.
-fn fits_file_size_limit(len: usize) -> bool {
-    file_size_limit().is_none_or(|max| u64::try_from(len).is_ok_and(|len| len <= max))
+    /// A checked artifact: its file, or its bytes read from the file.
+    enum Artifact<'a> {
+        File(&'a Path),
+        Bytes(&'a [u8]),
+    }
+
+    #[allow(
+        unsafe_code,
+        reason = "loading a compiled artifact is inherently trusted"
+    )]
+    fn deserialize(engine: &Engine, artifact: Artifact<'_>) -> Option<Component> {
+        // SAFETY: wasmtime requires that the artifact come from `serialize`
+        // of a compatible engine. It was written by `store` from
+        // `Component::serialize`; the file name carries the engine's
+        // compatibility hash and the trailer a checksum of exactly the
+        // artifact's bytes, both checked on the very file loaded here (by
+        // its handle, `/proc/self/fd/N`, or its bytes read through that
+        // handle), which only this user could have written; wasmtime
+        // validates its own header too.
+        match artifact {
+            Artifact::File(path) => unsafe { Component::deserialize_file(engine, path) }.ok(),
+            Artifact::Bytes(bytes) => unsafe { Component::deserialize(engine, bytes) }.ok(),
+        }
+    }
+
+    /// Writing past `RLIMIT_FSIZE` raises `SIGXFSZ`, which kills the
+    /// process: never try.
+    fn fits_file_size_limit(len: usize) -> bool {
+        super::file_size_limit().is_none_or(|max| u64::try_from(len).is_ok_and(|len| len <= max))
+    }
+
+    /// The trust of the directories above `path`, for the tests.
+    #[cfg(test)]
+    pub(super) fn ancestors_trusted(path: &Path) -> Result<(), Untrusted> {
+        check_ancestors(path)
+    }
+
+    #[cfg(test)]
+    pub(super) fn fault(
+        untrusted: &Untrusted,
+    ) -> Option<(std::path::PathBuf, super::AncestorFault)> {
+        match untrusted {
+            Untrusted::Ancestor { path, why } => Some((path.clone(), *why)),
+            _ => None,
+        }
+    }
 }
 
 /// Whether this process runs under a file-size limit.
@@ -544,25 +663,6 @@ fn file_size_limit() -> Option<u64> {
 mod tests {
     use super::*;
 
-    /// A file or a link already at a temp file's name makes the store fail
-    /// instead of writing through it.
-    #[cfg(unix)]
-    #[test]
-    fn artifacts_are_created_exclusively_and_follow_no_link() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let victim = dir.path().join("victim");
-        fs::write(&victim, "untouched").expect("victim");
-        let planted = dir.path().join("planted.tmp");
-        std::os::unix::fs::symlink(&victim, &planted).expect("link");
-        assert!(create_exclusive(&planted).is_err());
-        assert_eq!(fs::read_to_string(&victim).expect("read"), "untouched");
-        let fresh = dir.path().join("fresh.tmp");
-        create_exclusive(&fresh).expect("a new file");
-        use std::os::unix::fs::PermissionsExt;
-        let mode = fs::metadata(&fresh).expect("stat").permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
-    }
-
     /// The embedded component's key, hashed at build time, is the one any
     /// copy of its bytes gets, so `write-tool component -o x.wasm` loaded
     /// through `from_component_bytes` shares its artifact.
@@ -580,5 +680,88 @@ mod tests {
             file_name(&engine, crate::COMPONENT),
             file_name(&engine, &copy)
         );
+    }
+
+    /// A directory above the cache is judged by its owner and mode bits,
+    /// as ssh's StrictModes judges a home directory.
+    #[test]
+    fn directories_above_the_cache_are_judged_by_owner_and_mode() {
+        let me = 1000;
+        assert_eq!(ancestor_fault(0, 0o755, me), None);
+        assert_eq!(ancestor_fault(me, 0o700, me), None);
+        assert_eq!(ancestor_fault(0, 0o1777, me), None, "/tmp: sticky");
+        assert_eq!(
+            ancestor_fault(0, 0o777, me),
+            Some(AncestorFault::WritableNotSticky)
+        );
+        assert_eq!(
+            ancestor_fault(me, 0o775, me),
+            Some(AncestorFault::WritableNotSticky)
+        );
+        assert_eq!(
+            ancestor_fault(1001, 0o755, me),
+            Some(AncestorFault::OtherOwner)
+        );
+    }
+
+    /// Over a real tree: a directory above the cache that others can write
+    /// and that is not sticky makes it untrusted, however deep; made
+    /// sticky, it is fine.
+    #[cfg(unix)]
+    #[test]
+    fn a_writable_directory_above_the_cache_is_found() {
+        use std::os::unix::fs::PermissionsExt;
+        let base = tempfile::tempdir().unwrap();
+        let open = base.path().join("open");
+        let cache = open.join("deep/cache");
+        std::fs::create_dir_all(&cache).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = unix::ancestors_trusted(&cache).unwrap_err();
+        let (path, why) = unix::fault(&err).expect("an ancestor");
+        assert_eq!(
+            (path, why),
+            (
+                open.canonicalize().unwrap(),
+                AncestorFault::WritableNotSticky
+            )
+        );
+        // Not created yet: the deepest directory that exists is judged.
+        assert!(unix::ancestors_trusted(&open.join("new/cache")).is_err());
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        unix::ancestors_trusted(&cache).unwrap();
+        assert!(unix::CacheDir::open(&cache).is_ok());
+    }
+
+    /// What wasmtime loads is the file whose bytes were checked, not what
+    /// the name holds by then: the artifact is opened and checked, another
+    /// valid artifact is renamed over its name, and the load still gives
+    /// the first.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_artifact_loaded_is_the_one_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = crate::engine::engine(&crate::Options::default()).unwrap();
+        let cache = unix::CacheDir::open(dir.path()).unwrap();
+        let tool = Component::new(&engine, crate::COMPONENT).unwrap();
+        // An empty component: valid, compiled by the same engine, and with
+        // no `tool` export.
+        let empty = Component::new(&engine, b"\0asm\x0d\0\x01\0").unwrap();
+        let exports = |c: &Component| -> Vec<String> {
+            c.component_type()
+                .exports(&engine)
+                .map(|(name, _)| name.to_owned())
+                .collect()
+        };
+        for how in [Load::Map, Load::Copy] {
+            cache.store("a.cwasm", &tool.serialize().unwrap()).unwrap();
+            cache.store("b.cwasm", &empty.serialize().unwrap()).unwrap();
+            let checked = cache.open_checked("a.cwasm").expect("a valid artifact");
+            std::fs::rename(dir.path().join("b.cwasm"), dir.path().join("a.cwasm")).unwrap();
+            let loaded = unix::load_checked(&engine, checked, how).unwrap();
+            assert_eq!(exports(&loaded), ["tool"], "{how:?}");
+            // By name, it is the other now.
+            let by_name = cache.load(&engine, "a.cwasm", how).unwrap();
+            assert!(exports(&by_name).is_empty(), "{how:?}");
+        }
     }
 }

@@ -366,8 +366,17 @@ fn the_outside_end_of_a_hard_link_keeps_its_content() {
             (env.stats.lines_added, env.stats.lines_removed),
             (Some(1), Some(0))
         );
-        assert!(env.text.contains("the tool did not read it") || env.text.contains("the tool does not read it"), "{}", env.text);
-        assert!(env.text.contains("the other links keep the old content"), "{}", env.text);
+        assert!(
+            env.text.contains("the tool did not read it")
+                || env.text.contains("the tool does not read it"),
+            "{}",
+            env.text
+        );
+        assert!(
+            env.text.contains("the other links keep the old content"),
+            "{}",
+            env.text
+        );
     }
     assert_eq!(
         std::fs::read_to_string(p.base().join("outside/hard.txt")).unwrap(),
@@ -410,6 +419,12 @@ fn nothing_of_a_hard_linked_files_content_reaches_an_answer() {
     };
     let right = answers(guess);
     let wrong = answers("PIN=0000\nmore lines\nof a longer file, windows-1252: caf\u{e9}\n");
-    assert_eq!(right, wrong, "an answer depends on the outside file's content");
-    assert_eq!(std::fs::read_to_string(&outside).unwrap().lines().count(), 3);
+    assert_eq!(
+        right, wrong,
+        "an answer depends on the outside file's content"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap().lines().count(),
+        3
+    );
 }

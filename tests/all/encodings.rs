@@ -55,7 +55,10 @@ fn scripts() -> Vec<(&'static str, Vec<&'static Encoding>)> {
             "Tiê\u{301}ng Viê\u{323}t co\u{301} dâ\u{301}u râ\u{301}t đe\u{323}p.",
             vec![WINDOWS_1258],
         ),
-        ("เป็นมนุษย์สุดประเสริฐเลิศคุณค่า กว่าบรรดาฝูงสัตว์เดรัจฉาน", vec![WINDOWS_874]),
+        (
+            "เป็นมนุษย์สุดประเสริฐเลิศคุณค่า กว่าบรรดาฝูงสัตว์เดรัจฉาน",
+            vec![WINDOWS_874],
+        ),
         (
             "日本語の文章です。いろはにほへと、ちりぬるを。",
             vec![SHIFT_JIS, EUC_JP, ISO_2022_JP],
@@ -137,9 +140,8 @@ fn every_encoding_is_kept_or_refused_never_guessed_wrong() {
                                 env.text
                             );
                             assert_eq!(p.read(&file), old_bytes, "a refusal changes nothing");
-                            let env = p.call(
-                                json!({"path": file, "content": content, "encoding": name}),
-                            );
+                            let env =
+                                p.call(json!({"path": file, "content": content, "encoding": name}));
                             env.assert_status("success");
                             assert_eq!(p.read(&file), want, "{name} {n}, named");
                         }
@@ -170,9 +172,13 @@ fn a_file_the_content_cannot_settle_is_refused_with_its_candidates() {
     assert!(env.text.contains("encoding"), "{}", env.text);
     assert_eq!(p.read("ru.txt"), old);
     // Named, it is written; as given, it becomes UTF-8.
-    let env = p.call(json!({"path": "ru.txt", "content": "// Пока\nx = 1\n", "encoding": "windows-1251"}));
+    let env = p
+        .call(json!({"path": "ru.txt", "content": "// Пока\nx = 1\n", "encoding": "windows-1251"}));
     env.assert_status("success");
-    assert_eq!(p.read("ru.txt"), encoded("// Пока\nx = 1\n", encoding_rs::WINDOWS_1251));
+    assert_eq!(
+        p.read("ru.txt"),
+        encoded("// Пока\nx = 1\n", encoding_rs::WINDOWS_1251)
+    );
     let env = p.call(json!({"path": "ru.txt", "content": "// Ещё\nx = 1\n", "keep_format": false}));
     env.assert_status("success");
     assert_eq!(p.read_string("ru.txt"), "// Ещё\nx = 1\n");

@@ -237,7 +237,11 @@ fn a_legacy_encoding_is_detected_kept_and_refused_where_the_content_does_not_fit
     // (The file has text enough for the detector to be sure of it: the
     // content keeps none of its lines to tell.)
     let sure = "Café crème brûlée, naïve façade, à la française; où est l'été?\r\n".repeat(3);
-    fs::write(p.path("menu.txt"), encoding_rs::WINDOWS_1252.encode(&sure).0).unwrap();
+    fs::write(
+        p.path("menu.txt"),
+        encoding_rs::WINDOWS_1252.encode(&sure).0,
+    )
+    .unwrap();
     let before = p.tree();
     for dry_run in [false, true] {
         let env = p.call(json!({

@@ -469,9 +469,18 @@ fn create_only_never_replaces_a_file_created_meanwhile() {
         "create_only: {created} created, {refused} refused ({at_commit} at the commit); \
          the writer created {created_by_writer}; clobbered {clobbered}"
     );
-    assert_eq!(clobbered, 0, "create_only replaced a file created meanwhile");
-    assert!(created > 0 && created_by_writer > 0, "no race: {created}/{created_by_writer}");
-    assert!(at_commit > 0, "no create met the writer's file at its commit");
+    assert_eq!(
+        clobbered, 0,
+        "create_only replaced a file created meanwhile"
+    );
+    assert!(
+        created > 0 && created_by_writer > 0,
+        "no race: {created}/{created_by_writer}"
+    );
+    assert!(
+        at_commit > 0,
+        "no create met the writer's file at its commit"
+    );
     assert!(temp_files(&p.root_dir()).is_empty());
 }
 
@@ -540,5 +549,8 @@ fn the_window_a_locked_update_leaves_is_measured() {
          they had not read",
         CALLS - through
     );
-    assert!(through > 0 && through < CALLS, "no race: {through} of {CALLS}");
+    assert!(
+        through > 0 && through < CALLS,
+        "no race: {through} of {CALLS}"
+    );
 }

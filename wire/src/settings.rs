@@ -39,6 +39,15 @@ pub const CACHE: &str = "WRITE_TOOL_CACHE";
 /// The `write-tool` host's compile cache directory.
 pub const CACHE_DIR: &str = "WRITE_TOOL_CACHE_DIR";
 
+/// Whether `value` turns something off, in the spellings people write:
+/// `off`, `false`, `no` or `0`, in any case.
+pub fn is_off(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "off" | "false" | "no" | "0"
+    )
+}
+
 /// Variables of the tool's prefix that are the `write-tool` host's own,
 /// not the component's. The component takes them for known and ignores
 /// them: hosts that hand the component their whole environment (jco's

@@ -6,9 +6,9 @@ use std::borrow::Cow;
 use encoding_rs::Encoding;
 
 use super::detect::decode;
-use super::{BOM_CHAR, Certainty, Decoded, TextEncoding};
 use super::encode::strip_bom;
 use super::endings::{LineEnding, convert_endings, line_endings};
+use super::{BOM_CHAR, Certainty, Decoded, TextEncoding};
 
 /// What one write keeps of the old file's format.
 #[derive(Debug)]
@@ -128,7 +128,10 @@ fn decode_as<'a>(bytes: &'a [u8], encoding: &'static Encoding) -> Option<Decoded
         (Cow::Owned(text), encoding)
     } else {
         let text = encoding.decode_without_bom_handling_and_without_replacement(bytes)?;
-        (Cow::Owned(text.into_owned()), TextEncoding::Legacy(encoding))
+        (
+            Cow::Owned(text.into_owned()),
+            TextEncoding::Legacy(encoding),
+        )
     };
     Some(Decoded {
         text,
@@ -166,14 +169,20 @@ mod tests {
     fn a_named_encoding_replaces_detection_and_must_read_the_file() {
         let bytes = b"caf\xE9\n";
         let planned = plan(Some(bytes), true, Some(encoding_rs::WINDOWS_1250)).unwrap();
-        assert_eq!(planned.encoding, TextEncoding::Legacy(encoding_rs::WINDOWS_1250));
+        assert_eq!(
+            planned.encoding,
+            TextEncoding::Legacy(encoding_rs::WINDOWS_1250)
+        );
         assert_eq!(planned.certainty, Certainty::Known);
         assert_eq!(
             plan(Some(bytes), true, Some(encoding_rs::UTF_8)).unwrap_err(),
             NotIn(encoding_rs::UTF_8)
         );
         let utf16 = plan(Some(b"\xFF\xFEa\x00"), true, Some(encoding_rs::UTF_16LE)).unwrap();
-        assert_eq!((utf16.encoding, &*utf16.old_text), (TextEncoding::Utf16Le, "a"));
+        assert_eq!(
+            (utf16.encoding, &*utf16.old_text),
+            (TextEncoding::Utf16Le, "a")
+        );
     }
 
     #[test]

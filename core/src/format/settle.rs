@@ -104,7 +104,12 @@ pub fn settle(
     let line_count = starts.len() - 1;
     let mut changed_non_ascii = Vec::new();
     let mut at = 0;
-    for run in kept.runs.iter().map(|r| r.old_lines.clone()).chain([line_count..line_count]) {
+    for run in kept
+        .runs
+        .iter()
+        .map(|r| r.old_lines.clone())
+        .chain(std::iter::once(line_count..line_count))
+    {
         changed_non_ascii.extend((at..run.start).filter(|&i| non_ascii(i)).map(line));
         at = run.end;
     }
@@ -188,7 +193,13 @@ mod tests {
     use crate::diff::{DiffLimits, diff_keeping};
     use crate::format::keep::line_starts;
 
-    fn settled(old_text: &str, file: &'static Encoding, guess: &'static Encoding, sure: bool, new: &str) -> Settled {
+    fn settled(
+        old_text: &str,
+        file: &'static Encoding,
+        guess: &'static Encoding,
+        sure: bool,
+        new: &str,
+    ) -> Settled {
         let (old, _, unmappable) = file.encode(old_text);
         assert!(!unmappable, "{old_text:?} in {}", file.name());
         let decoded = guess.decode_without_bom_handling(&old).0;
@@ -209,17 +220,31 @@ mod tests {
         // GBK read as EUC-JP; x-mac-cyrillic as windows-1251; Shift_JIS as
         // windows-1250: the unchanged lines appear only under the truth.
         let cases = [
-            ("let 数据 = 1;\nlet b = 2;\n", "let 数据 = 1;\nlet b = 3;\n", encoding_rs::GBK, encoding_rs::EUC_JP),
+            (
+                "let 数据 = 1;\nlet b = 2;\n",
+                "let 数据 = 1;\nlet b = 3;\n",
+                encoding_rs::GBK,
+                encoding_rs::EUC_JP,
+            ),
             (
                 "// Привет, мир\nfn main() {}\n",
                 "// Привет, мир\nfn main() { run(); }\n",
                 encoding_rs::X_MAC_CYRILLIC,
                 encoding_rs::WINDOWS_1251,
             ),
-            ("// 日本語\nx = 1\n", "// 日本語\nx = 2\n", encoding_rs::SHIFT_JIS, encoding_rs::WINDOWS_1250),
+            (
+                "// 日本語\nx = 1\n",
+                "// 日本語\nx = 2\n",
+                encoding_rs::SHIFT_JIS,
+                encoding_rs::WINDOWS_1250,
+            ),
         ];
         for (old, new, truth, guess) in cases {
-            assert_eq!(settled(old, truth, guess, false, new), Settled::Other(truth), "{old:?}");
+            assert_eq!(
+                settled(old, truth, guess, false, new),
+                Settled::Other(truth),
+                "{old:?}"
+            );
         }
     }
 
@@ -238,6 +263,9 @@ mod tests {
         // Sure of its guess, the detector's word stands; so it does when
         // what the write encodes is ASCII.
         assert_eq!(settled(old, w1251, w1251, true, new), Settled::Guess);
-        assert_eq!(settled(old, w1251, w1251, false, "// hello\nx = 1\n"), Settled::Guess);
+        assert_eq!(
+            settled(old, w1251, w1251, false, "// hello\nx = 1\n"),
+            Settled::Guess
+        );
     }
 }

@@ -182,8 +182,10 @@ fn commit(dir: &Dir, temp: &str, name: &str, unchanged: Option<Unchanged>) -> io
 
 /// Whether `err` says the file system (or the host) makes no hard links.
 fn links_unsupported(err: &io::Error) -> bool {
-    matches!(err.kind(), io::ErrorKind::Unsupported | io::ErrorKind::PermissionDenied)
-        && !super::sys::is_sandbox_refusal(err)
+    matches!(
+        err.kind(),
+        io::ErrorKind::Unsupported | io::ErrorKind::PermissionDenied
+    ) && !super::sys::is_sandbox_refusal(err)
 }
 
 fn check_unchanged(dir: &Dir, name: &str, expected: Unchanged) -> io::Result<()> {

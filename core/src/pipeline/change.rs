@@ -51,8 +51,7 @@ pub(super) fn build<'a>(
                 Some(other) => match format::replan(old_bytes, other, true) {
                     Some(plan) => {
                         let codec = LineCodec::Legacy(other);
-                        let (diff, kept) =
-                            diff::diff_keeping(&plan.old_text, new, display, limits);
+                        let (diff, kept) = diff::diff_keeping(&plan.old_text, new, display, limits);
                         keeping(plan.encoding, codec, old_bytes, lines, new, diff, &kept)
                     }
                     None => keeping(plan.encoding, codec, old_bytes, lines, new, diff, &kept),

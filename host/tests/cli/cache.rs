@@ -283,3 +283,39 @@ fn an_artifact_behind_a_link_is_not_loaded() {
     );
     assert_eq!(&fs::read(first.path().join(name)).unwrap(), bytes);
 }
+
+/// A directory above the cache that others can write, and that is not
+/// sticky, lets another user swap the cache for one of theirs between the
+/// host's check and its load: the cache is not used (said once on stderr),
+/// however far down it sits, and nothing is stored; the call still works.
+/// Made sticky (as `/tmp` is), the same directory is fine.
+#[test]
+fn a_cache_below_a_directory_others_can_write_is_not_used() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let base = tempfile::tempdir().unwrap();
+    let open = base.path().join("shared");
+    let cache = open.join("me/cache");
+    fs::create_dir_all(&cache).unwrap();
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o777)).unwrap();
+    let out = write_with_cache(root.path(), Some(&cache), "one");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("not using the compile cache").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("can be written by others and is not sticky"),
+        "{stderr}"
+    );
+    assert!(artifacts(&cache).is_empty(), "nothing stored");
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o1777)).unwrap();
+    let out = write_with_cache(root.path(), Some(&cache), "two");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(artifacts(&cache).len(), 1, "stored once trusted");
+}
