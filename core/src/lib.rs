@@ -34,6 +34,7 @@ mod diff;
 mod error;
 mod format;
 mod fs;
+mod git;
 mod params;
 mod path;
 mod pipeline;

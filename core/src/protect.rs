@@ -132,6 +132,12 @@ impl Protection {
         })
     }
 
+    /// Whether `.git`, and the other places git runs code from, are
+    /// protected (the default).
+    pub fn protects_git(&self) -> bool {
+        self.default_git
+    }
+
     /// Refuse `names` (a resolved root-relative path) if it is protected.
     pub fn check(&self, names: &[String]) -> Result<(), ToolError> {
         if self.is_protected(names) {

@@ -22,6 +22,8 @@ mod errors;
 mod escape;
 /// Files keep their format; lock values, `create_only`, placeholders.
 mod format;
+/// Git's hooks and configuration outside `.git`, against a real `git`.
+mod git;
 /// Host limits: content size, memory cap, time bound.
 mod limits;
 /// Another thread swaps parts of the path for outward links mid-write.

@@ -62,6 +62,11 @@ impl Target<'_> {
         config: &Config,
     ) -> Result<(), ToolError> {
         config.protection.check(&self.resolved.names)?;
+        if config.protection.protects_git()
+            && crate::git::runs_code(self.root, &self.resolved.names, self.resolved.existing_dirs)
+        {
+            return Err(ToolError::protected());
+        }
         let dir_only = self.rel.dir_only();
         match self.resolved.kind {
             TargetKind::Missing if dir_only => Err(ToolError::slash_but_nothing_there()),
