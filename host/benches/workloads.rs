@@ -43,6 +43,19 @@ use write_tool::{Options, Root, WriteTool, ambient_authority};
 
 const BIN: &str = env!("CARGO_BIN_EXE_write-tool");
 
+/// `write-tool` (or another build of it) as the bench runs it: without the
+/// bench's own `WRITE_TOOL_BENCH_*` variables, which the CLI would refuse
+/// as settings it does not know.
+fn write_tool(bin: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut command = Command::new(bin);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("WRITE_TOOL_BENCH_") {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
 /// One workload: a file set-up and a cycle of requests.
 struct Workload {
     name: &'static str,
@@ -320,7 +333,7 @@ impl<'w> Serve<'w> {
     /// `serve` of the binary `bin`.
     fn of(bin: &Path, w: &'w Workload, cache: &Path, extra: &[&str]) -> Self {
         let dir = fresh_root(w);
-        let mut child = Command::new(bin)
+        let mut child = write_tool(bin)
             .env("WRITE_TOOL_CACHE_DIR", cache)
             .arg("--root")
             .arg(dir.path())
@@ -392,7 +405,7 @@ fn one_shot(cache: &Path) -> Duration {
     let content = text(20, "one-shot");
     let run = |i: usize| {
         let start = Instant::now();
-        let status = Command::new(BIN)
+        let status = write_tool(BIN)
             .env("WRITE_TOOL_CACHE_DIR", cache)
             .arg("--root")
             .arg(dir.path())
@@ -712,7 +725,7 @@ fn startup() {
         assert!(out.status.success(), "{command:?}");
         assert!(String::from_utf8_lossy(&out.stdout).contains("success") || out.stdout.is_empty());
     };
-    ok(Command::new(BIN).arg("component").arg("-o").arg(&wasm));
+    ok(write_tool(BIN).arg("component").arg("-o").arg(&wasm));
     ok(Command::new(&wasmtime)
         .arg("compile")
         .arg("-o")
@@ -725,7 +738,7 @@ fn startup() {
         .replace('\n', "\\n");
     let ours = |name: &str, cache: &Path| {
         let start = Instant::now();
-        ok(Command::new(BIN)
+        ok(write_tool(BIN)
             .env("WRITE_TOOL_CACHE_DIR", cache)
             .arg("--root")
             .arg(&root)

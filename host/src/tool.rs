@@ -52,6 +52,21 @@ impl WriteTool {
     /// Compile (or load from the cache) a component given as bytes, for
     /// example a `.wasm` built separately.
     pub fn from_component_bytes(bytes: &[u8], options: Options) -> wasmtime::Result<WriteTool> {
+        // Settings that would fail open or fail every call: refused now.
+        if options.timeout.is_zero() {
+            return Err(wasmtime::Error::msg(
+                "the time bound of a call must be longer than zero: every call would fail",
+            ));
+        }
+        if let Some(blank) = options
+            .protect
+            .iter()
+            .find(|p| p.trim().trim_matches('/').is_empty())
+        {
+            return Err(wasmtime::Error::msg(format!(
+                "protect pattern {blank:?} is empty: it would protect nothing"
+            )));
+        }
         let engine = engine(&options)?;
         // A server copies the artifact in; a one-shot process maps it.
         let load = if options.pool_instances {

@@ -38,6 +38,15 @@ pub const REFUSE_PLACEHOLDERS: &str = "WRITE_TOOL_REFUSE_PLACEHOLDERS";
 pub const CACHE: &str = "WRITE_TOOL_CACHE";
 /// The `write-tool` host's compile cache directory.
 pub const CACHE_DIR: &str = "WRITE_TOOL_CACHE_DIR";
+/// The `write-tool` host's bound on one call, in milliseconds.
+pub const TIMEOUT_MS: &str = "WRITE_TOOL_TIMEOUT_MS";
+/// The `write-tool` host's cap on the component's memory, in MiB.
+pub const MEMORY_LIMIT_MIB: &str = "WRITE_TOOL_MEMORY_LIMIT_MIB";
+/// The `write-tool` host's bound on one request, in bytes.
+pub const MAX_REQUEST_BYTES: &str = "WRITE_TOOL_MAX_REQUEST_BYTES";
+/// The `write-tool` CLI's roots when no `--root` is given (a `PATH`-style
+/// list).
+pub const ROOT: &str = "WRITE_TOOL_ROOT";
 
 /// Whether `value` turns something off, in the spellings people write:
 /// `off`, `false`, `no` or `0`, in any case.
@@ -48,11 +57,27 @@ pub fn is_off(value: &str) -> bool {
     )
 }
 
+/// Whether `value` turns something on: `on`, `true`, `yes` or `1`, in any
+/// case.
+pub fn is_on(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "on" | "true" | "yes" | "1"
+    )
+}
+
 /// Variables of the tool's prefix that are the `write-tool` host's own,
 /// not the component's. The component takes them for known and ignores
 /// them: hosts that hand the component their whole environment (jco's
 /// preview2-shim does) pass them on from a user's shell.
-pub const HOST_ONLY: [&str; 2] = [CACHE, CACHE_DIR];
+pub const HOST_ONLY: [&str; 6] = [
+    CACHE,
+    CACHE_DIR,
+    TIMEOUT_MS,
+    MEMORY_LIMIT_MIB,
+    MAX_REQUEST_BYTES,
+    ROOT,
+];
 
 /// How hard a write works to survive a power cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -157,6 +182,11 @@ impl Settings {
                         .filter(|line| !line.trim().is_empty())
                         .map(str::to_owned)
                         .collect();
+                    // Set, yet naming nothing: a host meant to protect
+                    // something and would not.
+                    if settings.protect.is_empty() {
+                        return Err(invalid(name, value, "one or more globs, one per line"));
+                    }
                 }
                 READ_ONLY => settings.read_only = boolean(name, value)?,
                 SYNC => {

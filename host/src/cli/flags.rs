@@ -1,10 +1,14 @@
 //! The command line, and its lowering into the library's [`Options`].
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::BoolishValueParser;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
+use write_tool::wire::settings;
 use write_tool::{CompileCache, Durability, Options};
 
 /// Write files for AI agents, sandboxed in a WebAssembly component.
@@ -23,64 +27,75 @@ pub(crate) struct Cli {
     pub(crate) pretty: bool,
 
     /// Largest content accepted, in bytes.
-    #[arg(long, global = true, value_name = "BYTES", default_value_t = Options::default().max_content_bytes)]
+    #[arg(long, global = true, value_name = "BYTES", env = settings::MAX_CONTENT_BYTES,
+          default_value_t = Options::default().max_content_bytes)]
     max_content_bytes: u64,
 
     /// Largest request `call` and `serve` read, in bytes (default: four
     /// times --max-content-bytes plus 1 MiB, room for JSON escapes). A longer
     /// request is answered with INVALID_PARAM without being buffered.
-    #[arg(long, global = true, value_name = "BYTES")]
+    #[arg(long, global = true, value_name = "BYTES", env = settings::MAX_REQUEST_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..))]
     max_request_bytes: Option<u64>,
 
     /// Accept empty content (creates or truncates to an empty file).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, env = settings::ALLOW_EMPTY, action = ArgAction::SetTrue,
+          value_parser = BoolishValueParser::new())]
     allow_empty: bool,
 
-    /// Wall-time bound on one call, in milliseconds.
-    #[arg(long, global = true, value_name = "MS", default_value_t = 30_000)]
+    /// Wall-time bound on one call, in milliseconds (at least 1).
+    #[arg(long, global = true, value_name = "MS", env = settings::TIMEOUT_MS, default_value_t = 30_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: u64,
 
     /// Bound on the diff algorithm, in milliseconds, for the largest texts
     /// (64 MiB of old and new content); smaller ones get a share. Past it
     /// the diff is coarser but still correct.
-    #[arg(long, global = true, value_name = "MS", default_value_t = 1_000)]
+    #[arg(long, global = true, value_name = "MS", env = settings::DIFF_TIMEOUT_MS,
+          default_value_t = 1_000)]
     diff_timeout_ms: u64,
 
     /// Cap on the component's memory, in MiB (at least 8: the component's
     /// memory starts at 8 MiB).
-    #[arg(long, global = true, value_name = "MIB", default_value_t = 1024,
+    #[arg(long, global = true, value_name = "MIB", env = settings::MEMORY_LIMIT_MIB, default_value_t = 1024,
           value_parser = clap::value_parser!(u64).range(8..))]
     memory_limit_mib: u64,
 
     /// Protect paths matching this glob (repeatable): a pattern without '/'
     /// matches any name in the path ('*.pem'), one with '/' matches the path
-    /// or an ancestor ('config/prod').
-    #[arg(long, global = true, value_name = "GLOB")]
+    /// or an ancestor ('config/prod'). An empty pattern is refused: it would
+    /// protect nothing.
+    #[arg(long, global = true, value_name = "GLOB", env = settings::PROTECT,
+          value_delimiter = '\n', value_parser = pattern)]
     protect: Vec<String>,
 
-    /// Do not protect '.git' (protected by default, in any letter case).
+    /// Do not protect '.git' and git's hooks (protected by default;
+    /// WRITE_TOOL_PROTECT_GIT=false says the same).
     #[arg(long, global = true)]
     no_default_protect: bool,
 
     /// Preopen the root read-only: every write is refused with
     /// PERMISSION_DENIED; dry runs still work.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, env = settings::READ_ONLY, action = ArgAction::SetTrue,
+          value_parser = BoolishValueParser::new())]
     read_only: bool,
 
     /// Refuse an update whose content adds an omission placeholder
     /// ('// ... rest of the code unchanged ...') while it removes lines,
     /// with INVALID_PARAM; by default the envelope warns.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, env = settings::REFUSE_PLACEHOLDERS, action = ArgAction::SetTrue,
+          value_parser = BoolishValueParser::new())]
     refuse_placeholders: bool,
 
     /// Which syncs a write makes: 'full' (file and directory), 'file', or
     /// 'none' (tmpfs, CI, scratch trees: atomic but not durable).
-    #[arg(long, global = true, value_enum, default_value_t = Sync::Full)]
+    #[arg(long, global = true, value_enum, env = settings::SYNC, default_value_t = Sync::Full)]
     sync: Sync,
 
     /// Keep compiled code in this directory (default: $WRITE_TOOL_CACHE_DIR,
     /// else $XDG_CACHE_HOME/write-tool, else ~/.cache/write-tool).
-    #[arg(long, global = true, value_name = "DIR", conflicts_with = "no_cache")]
+    /// --no-cache wins over it.
+    #[arg(long, global = true, value_name = "DIR", env = settings::CACHE_DIR)]
     cache_dir: Option<PathBuf>,
 
     /// Compile the component in this process, without the cache (also:
@@ -169,13 +184,38 @@ const WRITE_FLAGS: [&str; 5] = [
     "--as-given",
 ];
 
-/// The command line, parsed. A usage error ends the process the way clap
-/// ends it, except where clap's hint would mislead: `write-tool --content
-/// x write f` is told to put `--content` after the command, not pointed to
-/// `--max-content-bytes`.
+/// A `--protect` pattern: not blank, which would protect nothing.
+fn pattern(value: &str) -> Result<String, String> {
+    if value.trim().trim_matches('/').is_empty() {
+        return Err("an empty pattern protects nothing".to_owned());
+    }
+    Ok(value.to_owned())
+}
+
+/// The command line, parsed, with the `WRITE_TOOL_*` variables of the
+/// environment as the host's settings (a flag wins over its variable). A
+/// usage error ends the process the way clap ends it, except where clap's
+/// hint would mislead: `write-tool --content x write f` is told to put
+/// `--content` after the command, not pointed to `--max-content-bytes`.
+/// An unknown or malformed variable of the tool's prefix ends it too: a
+/// misspelt `WRITE_TOOL_READ_ONLY` must not leave a root writable.
 pub(crate) fn parse() -> Cli {
-    match Cli::try_parse() {
-        Ok(cli) => cli,
+    if let Err(message) = check_environment(std::env::vars_os()) {
+        #[allow(clippy::print_stderr, reason = "a usage error, as clap reports it")]
+        {
+            eprintln!("error: {message}");
+        }
+        std::process::exit(2);
+    }
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|matches| Ok((Cli::from_arg_matches(&matches)?, matches)));
+    match parsed {
+        Ok((mut cli, matches)) => {
+            let given = matches.value_source("cache_dir") == Some(ValueSource::CommandLine);
+            cli.apply_environment(given);
+            cli
+        }
         Err(err) => {
             if err.kind() == ErrorKind::UnknownArgument
                 && let Some(ContextValue::String(arg)) = err.get(ContextKind::InvalidArg)
@@ -198,10 +238,79 @@ pub(crate) fn parse() -> Cli {
     }
 }
 
+/// The `WRITE_TOOL_*` variables the CLI reads: the component's settings
+/// (but the per-call sweep, which the host decides) and the host's own.
+const READ_BY_THE_CLI: [&str; 14] = [
+    settings::MAX_CONTENT_BYTES,
+    settings::ALLOW_EMPTY,
+    settings::DIFF_TIMEOUT_MS,
+    settings::PROTECT_GIT,
+    settings::PROTECT,
+    settings::READ_ONLY,
+    settings::SYNC,
+    settings::REFUSE_PLACEHOLDERS,
+    settings::CACHE,
+    settings::CACHE_DIR,
+    settings::TIMEOUT_MS,
+    settings::MEMORY_LIMIT_MIB,
+    settings::MAX_REQUEST_BYTES,
+    settings::ROOT,
+];
+
+/// Refuse a `WRITE_TOOL_*` variable the CLI does not read, and the two it
+/// reads by hand when their value is not one it understands. (clap checks
+/// the others as it reads them.)
+fn check_environment(vars: impl Iterator<Item = (OsString, OsString)>) -> Result<(), String> {
+    for (name, value) in vars {
+        let Some(name) = name.to_str() else { continue };
+        if !name.starts_with(settings::PREFIX) {
+            continue;
+        }
+        if !READ_BY_THE_CLI.contains(&name) {
+            return Err(format!(
+                "{name} is not a setting of write-tool (its settings: {})",
+                READ_BY_THE_CLI.join(", ")
+            ));
+        }
+        let value = value.to_string_lossy();
+        if (name == settings::CACHE || name == settings::PROTECT_GIT)
+            && !settings::is_off(&value)
+            && !settings::is_on(&value)
+        {
+            return Err(format!(
+                "{name} must be on or off (true, false, yes, no, 1, 0), not {value:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Calls the network servers (`mcp`, `serve --ws`) run at once; more wait.
 const SERVER_CALLS: u32 = 8;
 
 impl Cli {
+    /// Settings only a variable gives (their flags say one way only):
+    /// `WRITE_TOOL_PROTECT_GIT=false` is `--no-default-protect`,
+    /// `WRITE_TOOL_CACHE=off` is `--no-cache`. A flag given wins.
+    fn apply_environment(&mut self, cache_dir_given: bool) {
+        let off = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .is_some_and(|value| settings::is_off(&value))
+        };
+        if off(settings::PROTECT_GIT) {
+            self.no_default_protect = true;
+        }
+        if off(settings::CACHE) && !cache_dir_given {
+            self.no_cache = true;
+        }
+        if self.root.is_empty()
+            && let Some(root) = std::env::var_os(settings::ROOT).filter(|r| !r.is_empty())
+        {
+            self.root = std::env::split_paths(&root).collect();
+        }
+    }
+
     /// The library options the flags ask for.
     pub(crate) fn options(&self) -> Options {
         Options {

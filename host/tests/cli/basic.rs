@@ -679,3 +679,72 @@ fn one_shot_commands_reserve_no_instance_pool() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(fs::read_to_string(dir.path().join("b.txt")).unwrap(), "ho");
 }
+
+/// Settings that would fail open, or fail every call, are refused at
+/// start; the CLI reads `WRITE_TOOL_*` from its environment as its
+/// settings (flags win), and refuses one it does not know or cannot read,
+/// as the component does: an MCP client's `"env": {"WRITE_TOOL_READ_ONLY":
+/// "true"}` must not leave the root writable.
+#[test]
+fn settings_that_fail_open_are_refused_and_the_environment_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let write = |args: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = Command::new(bin_str());
+        cmd.env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.args(["--root", &root])
+            .args(args)
+            .args(["write", "f.txt", "--content", "x\n"]);
+        run_cmd(&mut cmd, b"")
+    };
+    for (args, env, says) in [
+        (&["--timeout-ms", "0"][..], &[][..], "--timeout-ms"),
+        (&["--protect", ""], &[], "protects nothing"),
+        (&[], &[("WRITE_TOOL_TIMEOUT_MS", "0")], "timeout"),
+        (
+            &[],
+            &[("WRITE_TOOL_READONLY", "true")],
+            "WRITE_TOOL_READONLY is not a setting",
+        ),
+        (&[], &[("WRITE_TOOL_READ_ONLY", "maybe")], "maybe"),
+        (
+            &[],
+            &[("WRITE_TOOL_CACHE", "sometimes")],
+            "WRITE_TOOL_CACHE must be on or off",
+        ),
+        (&[], &[("WRITE_TOOL_PROTECT", "")], "protect"),
+    ] {
+        let out = write(args, env);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?} {env:?}: {stderr}");
+        assert!(
+            stderr.to_lowercase().contains(&says.to_lowercase()),
+            "{args:?} {env:?}: {stderr}"
+        );
+        assert!(!dir.path().join("f.txt").exists(), "{args:?} {env:?}");
+    }
+    // Read from the environment: a read-only root.
+    let out = write(&[], &[("WRITE_TOOL_READ_ONLY", "true")]);
+    assert_eq!(envelope(&out)["error"]["code"], "PERMISSION_DENIED");
+    assert!(!dir.path().join("f.txt").exists());
+    // A flag wins over its variable.
+    let out = write(
+        &["--timeout-ms", "30000"],
+        &[("WRITE_TOOL_TIMEOUT_MS", "1")],
+    );
+    assert_eq!(envelope(&out)["status"], "success");
+    // The spellings people write turn the cache off: nothing is stored.
+    let cache = tempfile::tempdir().unwrap();
+    for off in ["OFF", "false", "No", "0"] {
+        let mut cmd = Command::new(bin_str());
+        cmd.env("WRITE_TOOL_CACHE_DIR", cache.path())
+            .env("WRITE_TOOL_CACHE", off)
+            .args(["--root", &root, "write", "g.txt", "--content", off]);
+        let out = run_cmd(&mut cmd, b"");
+        assert_eq!(envelope(&out)["status"], "success", "{off}");
+        assert_eq!(fs::read_dir(cache.path()).unwrap().count(), 0, "{off}");
+    }
+}

@@ -25,7 +25,9 @@ impl Server {
     }
 
     fn start_with(command: &mut Command) -> Server {
+        // The soak test's own variable is not a setting of the CLI.
         let mut child = command
+            .env_remove("WRITE_TOOL_SOAK_CALLS")
             .env("WRITE_TOOL_CACHE_DIR", crate::cache_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
