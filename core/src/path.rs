@@ -114,6 +114,13 @@ pub(crate) fn check_characters(path: &str) -> Result<(), ToolError> {
              other format characters) are not allowed.",
         ));
     }
+    if let Some(blank) = path.chars().find(|&c| is_blank(c)) {
+        return Err(ToolError::invalid_param(format!(
+            "Invalid path: U+{:04X} looks like nothing or like a space; names may hold no \
+             characters that render as nothing and no space but U+0020.",
+            blank as u32
+        )));
+    }
     // A Windows absolute form also contains a backslash; the absolute
     // message tells the agent more, and the code is the same.
     if path.contains('\\') && !is_absolute(path) {
@@ -151,6 +158,22 @@ fn is_control(c: char) -> bool {
 /// a list would miss are refused too.
 fn is_format(c: char) -> bool {
     c.general_category() == GeneralCategory::Format
+}
+
+/// Characters that look like nothing or like a space, so that two names
+/// that read alike differ: Unicode's `Default_Ignorable_Code_Point` (the
+/// Hangul fillers U+3164, U+115F, U+1160, U+FFA0, the combining grapheme
+/// joiner U+034F, variation selectors, and whatever later versions add)
+/// and the space separators (`Zs`) other than U+0020 (U+00A0, U+2000 to
+/// U+200A, U+3000, …), plus U+2800, the blank Braille pattern, which
+/// renders as a space without being either. By property, not a list of
+/// our own, but for that last one.
+fn is_blank(c: char) -> bool {
+    use icu_properties::CodePointSetData;
+    use icu_properties::props::DefaultIgnorableCodePoint;
+    CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || (c != ' ' && c.general_category() == GeneralCategory::SpaceSeparator)
+        || c == '\u{2800}'
 }
 
 /// `/x`, `C:\x`, `C:/x`, `C:`, `\\server\x`, `//server/x`.
@@ -284,6 +307,41 @@ mod tests {
         for fine in ["caf\u{e9}", "\u{65e5}\u{672c}", "\u{ff0e}\u{ff0e}", "a b"] {
             assert!(code(fine).is_ok(), "{fine}");
         }
+    }
+
+    #[test]
+    fn characters_that_look_like_nothing_or_a_space_are_refused() {
+        for blank in [
+            '\u{3164}',
+            '\u{115F}',
+            '\u{1160}',
+            '\u{FFA0}',
+            '\u{2800}',
+            '\u{00A0}',
+            '\u{034F}',
+            '\u{2003}',
+            '\u{3000}',
+            '\u{FE0F}',
+            '\u{E0100}',
+        ] {
+            let (code, message) =
+                code(&format!("a{blank}b")).expect_err(&format!("{:04x}", blank as u32));
+            assert_eq!(code, ErrorCode::InvalidParam);
+            assert!(
+                message.contains(&format!("U+{:04X}", blank as u32)),
+                "{message}"
+            );
+        }
+        // Every space separator but U+0020, found by the property.
+        let spaces = (0..=0x10_ffff)
+            .filter_map(char::from_u32)
+            .filter(|c| c.general_category() == GeneralCategory::SpaceSeparator && *c != ' ');
+        for c in spaces {
+            assert!(code(&format!("x{c}y")).is_err(), "{:04x}", c as u32);
+        }
+        // Letters of scripts that use U+3164's neighbours stay fine.
+        assert!(code("\u{314F}\u{3131}").is_ok());
+        assert!(code("a b").is_ok());
     }
 
     #[test]

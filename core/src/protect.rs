@@ -15,7 +15,19 @@
 //!   of its ancestors (`config/prod/**` or `config/prod` protect everything
 //!   below `config/prod`); a leading `/` is ignored;
 //! - `*` and `?` do not cross `/`; `**` does; `[…]` and `{a,b}` work as in
-//!   globset. Matching is case-sensitive.
+//!   globset.
+//!
+//! Names are compared the way the root's file system would find them, so
+//! that a spelling it takes for the same name is protected too
+//! (`docs/contract.md#protected-paths`):
+//! - Unicode-normalized (NFC), as a normalizing file system (macOS) sees
+//!   `é` and `e` + U+0301 alike;
+//! - as Windows reads a name, on every platform (a root may be shared with
+//!   one): without a trailing dot or space (`.git.`, `.git `) and without
+//!   an alternate data stream (`.git::$INDEX_ALLOCATION`), and `GIT~1`,
+//!   the short name Windows gives `.git`, as `.git`;
+//! - without regard to case: `.git` always; host patterns when the root's
+//!   file system folds case (the caller probes it).
 
 use std::fmt;
 
@@ -76,6 +88,9 @@ pub struct Protection {
     default_git: bool,
     names: GlobSet,
     paths: GlobSet,
+    /// The same patterns, matched without regard to case.
+    names_folded: GlobSet,
+    paths_folded: GlobSet,
     empty: bool,
 }
 
@@ -86,6 +101,8 @@ impl Default for Protection {
             default_git: true,
             names: GlobSet::empty(),
             paths: GlobSet::empty(),
+            names_folded: GlobSet::empty(),
+            paths_folded: GlobSet::empty(),
             empty: true,
         }
     }
@@ -99,6 +116,8 @@ impl Protection {
     ) -> Result<Protection, ProtectError> {
         let mut names = GlobSetBuilder::new();
         let mut paths = GlobSetBuilder::new();
+        let mut names_folded = GlobSetBuilder::new();
+        let mut paths_folded = GlobSetBuilder::new();
         for pattern in patterns {
             let pattern = pattern.as_ref();
             let error = |kind| ProtectError {
@@ -109,11 +128,16 @@ impl Protection {
             if trimmed.is_empty() {
                 return Err(error(ProtectErrorKind::Empty));
             }
-            let glob = compile(trimmed).map_err(|e| error(ProtectErrorKind::Glob(e)))?;
+            let normalized = nfc(trimmed);
+            let glob = compile(&normalized, false).map_err(|e| error(ProtectErrorKind::Glob(e)))?;
+            let folded =
+                compile(&normalized, true).map_err(|e| error(ProtectErrorKind::Glob(e)))?;
             if trimmed.contains('/') {
                 paths.add(glob);
+                paths_folded.add(folded);
             } else {
                 names.add(glob);
+                names_folded.add(folded);
             }
         }
         // Every glob compiled alone above; a set of them fails only as one
@@ -128,6 +152,8 @@ impl Protection {
             default_git,
             names: build(names)?,
             paths: build(paths)?,
+            names_folded: build(names_folded)?,
+            paths_folded: build(paths_folded)?,
             empty: patterns.is_empty(),
         })
     }
@@ -138,31 +164,72 @@ impl Protection {
         self.default_git
     }
 
-    /// Refuse `names` (a resolved root-relative path) if it is protected.
-    pub fn check(&self, names: &[String]) -> Result<(), ToolError> {
-        if self.is_protected(names) {
+    /// Whether host patterns are set (the caller then probes whether the
+    /// root's file system folds case).
+    pub fn has_patterns(&self) -> bool {
+        !self.empty
+    }
+
+    /// Refuse `names` (a resolved root-relative path) if it is protected;
+    /// `folds_case`: the root's file system takes names that differ in
+    /// case for one.
+    pub fn check(&self, names: &[String], folds_case: bool) -> Result<(), ToolError> {
+        if self.is_protected(names, folds_case) {
             return Err(ToolError::protected());
         }
         Ok(())
     }
 
-    /// Whether `names` is protected.
-    pub fn is_protected(&self, names: &[String]) -> bool {
-        if self.default_git && names.iter().any(|n| n.eq_ignore_ascii_case(".git")) {
+    /// Whether `names` is protected (see [`Protection::check`]).
+    pub fn is_protected(&self, names: &[String], folds_case: bool) -> bool {
+        let names: Vec<String> = names.iter().map(|n| as_windows_reads(&nfc(n))).collect();
+        if self.default_git && names.iter().any(|n| is_git(n)) {
             return true;
         }
         if self.empty {
             return false;
         }
-        if names.iter().any(|n| self.names.is_match(n)) {
+        let (by_name, by_path) = if folds_case {
+            (&self.names_folded, &self.paths_folded)
+        } else {
+            (&self.names, &self.paths)
+        };
+        if names.iter().any(|n| by_name.is_match(n)) {
             return true;
         }
-        (1..=names.len()).any(|depth| self.paths.is_match(names[..depth].join("/")))
+        (1..=names.len()).any(|depth| by_path.is_match(names[..depth].join("/")))
     }
 }
 
-fn compile(pattern: &str) -> Result<Glob, globset::Error> {
-    GlobBuilder::new(pattern).literal_separator(true).build()
+fn compile(pattern: &str, fold_case: bool) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .case_insensitive(fold_case)
+        .build()
+}
+
+/// `name` in Unicode's composed form (NFC).
+fn nfc(name: &str) -> String {
+    icu_normalizer::ComposingNormalizerBorrowed::new_nfc()
+        .normalize(name)
+        .into_owned()
+}
+
+/// The name Windows would open for `name`: an alternate data stream
+/// (`name:stream`, `name::$DATA`) dropped, then trailing dots and spaces.
+fn as_windows_reads(name: &str) -> String {
+    let name = name.split(':').next().unwrap_or(name);
+    name.trim_end_matches(['.', ' ']).to_owned()
+}
+
+/// `.git` in any case, or `GIT~<n>`, the short name Windows gives it.
+fn is_git(name: &str) -> bool {
+    name.eq_ignore_ascii_case(".git")
+        || name
+            .get(..4)
+            .is_some_and(|head| head.eq_ignore_ascii_case("git~"))
+            && name.len() > 4
+            && name[4..].bytes().all(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -182,7 +249,7 @@ mod tests {
             ".GIT/hooks/pre-commit",
             "sub/.Git/HEAD",
         ] {
-            assert!(p.is_protected(&names(path)), "{path}");
+            assert!(p.is_protected(&names(path), false), "{path}");
         }
         for path in [
             "git/config",
@@ -190,10 +257,10 @@ mod tests {
             ".gitignore",
             "a.git",
         ] {
-            assert!(!p.is_protected(&names(path)), "{path}");
+            assert!(!p.is_protected(&names(path), false), "{path}");
         }
         let off = Protection::new::<&str>(false, &[]).unwrap();
-        assert!(!off.is_protected(&names(".git/config")));
+        assert!(!off.is_protected(&names(".git/config"), false));
     }
 
     #[test]
@@ -211,7 +278,7 @@ mod tests {
             "config/prod/db.yml",
             "deploy/keys/k",
         ] {
-            assert!(p.is_protected(&names(path)), "{path}");
+            assert!(p.is_protected(&names(path), false), "{path}");
         }
         for path in [
             "key.pem.txt",
@@ -220,7 +287,7 @@ mod tests {
             "deploy/other",
             "x/deploy/keys",
         ] {
-            assert!(!p.is_protected(&names(path)), "{path}");
+            assert!(!p.is_protected(&names(path), false), "{path}");
         }
         let bad = Protection::new(true, &["ok", "a["]).unwrap_err();
         assert_eq!(bad.pattern(), "a[");
@@ -229,5 +296,45 @@ mod tests {
             let err = Protection::new(true, &[empty]).unwrap_err();
             assert_eq!(err.kind(), &ProtectErrorKind::Empty, "{empty:?}");
         }
+    }
+
+    #[test]
+    fn spellings_a_file_system_takes_for_git_are_git() {
+        let p = Protection::default();
+        for alias in [
+            ".git.",
+            ".git ",
+            ".git. . ",
+            ".git::$INDEX_ALLOCATION",
+            ".git:stream",
+            "GIT~1",
+            "git~12",
+            ".GIT",
+        ] {
+            assert!(
+                p.is_protected(&names(&format!("{alias}/config")), false),
+                "{alias:?}"
+            );
+        }
+        for fine in [".github", "git~", "git~x", ".gitignore", "a.git"] {
+            assert!(!p.is_protected(&names(fine), false), "{fine:?}");
+        }
+    }
+
+    #[test]
+    fn host_patterns_follow_the_file_systems_case_and_normalization() {
+        let p = Protection::new(false, &["Secrets", "config/prod/**", "caf\u{e9}.txt"]).unwrap();
+        // A file system that keeps case: only the spelling given.
+        assert!(p.is_protected(&names("Secrets/k"), false));
+        assert!(!p.is_protected(&names("secrets/k"), false));
+        assert!(!p.is_protected(&names("CONFIG/PROD/db.yml"), false));
+        // One that folds it (Windows, macOS by default): every case.
+        assert!(p.is_protected(&names("secrets/k"), true));
+        assert!(p.is_protected(&names("CONFIG/PROD/db.yml"), true));
+        // Composed or decomposed, the same name.
+        assert!(p.is_protected(&names("cafe\u{301}.txt"), false));
+        // And as Windows reads names, always.
+        assert!(p.is_protected(&names("Secrets./k"), false));
+        assert!(p.is_protected(&names("Secrets::$DATA"), false));
     }
 }

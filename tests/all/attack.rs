@@ -428,3 +428,30 @@ fn nothing_of_a_hard_linked_files_content_reaches_an_answer() {
         3
     );
 }
+
+/// Names a case-folding, normalizing or Windows file system takes for
+/// `.git` are refused on every platform; so are names that look like
+/// nothing or like a space (`docs/contract.md#path-rules`).
+#[test]
+fn aliases_of_git_and_blank_looking_names_are_refused() {
+    let p = fixture();
+    let before = p.tree();
+    for path in [
+        ".git./config",
+        ".git /config",
+        ".git::$INDEX_ALLOCATION/config",
+        "GIT~1/config",
+        ".GiT/hooks/pre-commit",
+    ] {
+        let env = p.put(path, "x\n");
+        env.assert_error("ACCESS_DENIED");
+        assert_eq!(env.text, "Path is protected.", "{path}");
+    }
+    for blank in [
+        '\u{3164}', '\u{115F}', '\u{1160}', '\u{FFA0}', '\u{2800}', '\u{00A0}', '\u{034F}',
+    ] {
+        let env = p.put(&format!("a{blank}.txt"), "x\n");
+        env.assert_error("INVALID_PARAM");
+    }
+    assert_eq!(p.tree(), before);
+}

@@ -35,6 +35,33 @@ pub fn io_error(err: &io::Error, doing: &str) -> ToolError {
     }
 }
 
+/// Whether the file system under `root` takes names that differ only in
+/// case for one name, probed on the path a call walked: the first of the
+/// `existing` leading names of `names` with an ASCII letter is looked up
+/// with its letters' case swapped, and found to be the same entry. With no
+/// such name, nothing tells: false.
+pub fn folds_case(root: &Dir, names: &[String], existing: usize) -> bool {
+    let Some(at) = names[..existing.min(names.len())]
+        .iter()
+        .position(|n| n.bytes().any(|b| b.is_ascii_alphabetic()))
+    else {
+        return false;
+    };
+    let path = names[..=at].join("/");
+    let mut swapped = names[..at].join("/");
+    if !swapped.is_empty() {
+        swapped.push('/');
+    }
+    swapped.extend(names[at].chars().map(|c| {
+        if c.is_ascii_lowercase() {
+            c.to_ascii_uppercase()
+        } else {
+            c.to_ascii_lowercase()
+        }
+    }));
+    root.same_entry(&path, &swapped)
+}
+
 pub use write::{
     Durability, Unchanged, create_parents, is_target_changed, remove_dirs, write_atomic,
 };

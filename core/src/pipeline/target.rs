@@ -61,7 +61,13 @@ impl Target<'_> {
         create_only: bool,
         config: &Config,
     ) -> Result<(), ToolError> {
-        config.protection.check(&self.resolved.names)?;
+        let resolved = &self.resolved;
+        // Only host patterns care (`.git` is matched in any case anyway).
+        let folds_case = config.protection.has_patterns() && {
+            let existing = resolved.existing_dirs + usize::from(resolved.kind == TargetKind::File);
+            fs::folds_case(self.root, &resolved.names, existing)
+        };
+        config.protection.check(&resolved.names, folds_case)?;
         if config.protection.protects_git()
             && crate::git::runs_code(self.root, &self.resolved.names, self.resolved.existing_dirs)
         {

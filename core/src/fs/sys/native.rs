@@ -137,6 +137,22 @@ impl Dir {
         fs::hard_link(self.join(from), self.join(to))
     }
 
+    /// Whether `a` and `b` (relative paths, final links not followed) name
+    /// the same file or directory.
+    pub fn same_entry(&self, a: &str, b: &str) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let id = |rel| fs::symlink_metadata(self.join(rel)).map(|m| (m.dev(), m.ino()));
+            matches!((id(a), id(b)), (Ok(x), Ok(y)) if x == y)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (a, b);
+            false
+        }
+    }
+
     /// Remove the file `name`.
     pub fn unlink_at(&self, name: &str) -> io::Result<()> {
         fs::remove_file(self.join(name))

@@ -71,6 +71,17 @@ impl Dir {
         Ok(convert(&stat))
     }
 
+    /// Whether `a` and `b` (relative paths, final links not followed) name
+    /// the same file or directory.
+    pub fn same_entry(&self, a: &str, b: &str) -> bool {
+        let hash = |rel| {
+            self.descriptor
+                .metadata_hash_at(PathFlags::empty(), rel)
+                .map(|h| (h.lower, h.upper))
+        };
+        matches!((hash(a), hash(b)), (Ok(x), Ok(y)) if x == y)
+    }
+
     /// The target of the link `rel`.
     pub fn read_link_at(&self, rel: &str) -> io::Result<Option<String>> {
         match self.descriptor.readlink_at(rel) {
