@@ -80,9 +80,22 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             commands::write(&tool, &root, &path, how, content, content_file, pretty)
         }
         Command::Call => commands::call(&tool, &root, limit, pretty),
-        Command::Serve { ws_origin, .. } => match ws {
+        Command::Serve {
+            ws_origin,
+            ws_handshake_timeout_ms,
+            ws_idle_timeout_ms,
+            ..
+        } => match ws {
             None => commands::serve(&tool, &root, limit),
-            Some(addrs) => commands::serve_ws(tool, root, addrs, ws_origin, limit),
+            Some(addrs) => {
+                let options = write_tool::ws::WsOptions {
+                    max_message_bytes: limit,
+                    allowed_origins: ws_origin,
+                    handshake_timeout: std::time::Duration::from_millis(ws_handshake_timeout_ms),
+                    idle_timeout: std::time::Duration::from_millis(ws_idle_timeout_ms),
+                };
+                commands::serve_ws(tool, root, addrs, options)
+            }
         },
         Command::Schema | Command::Component { .. } | Command::Mcp => {
             unreachable!("answered above")

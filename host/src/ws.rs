@@ -9,8 +9,13 @@
 //! ("message too big"), the WebSocket way, without being buffered.
 //!
 //! At most [`MAX_CONNECTIONS`] connections are served at once; more wait in
-//! the listen queue. A failed accept (out of descriptors, say) is retried
-//! after a pause that doubles up to a second, not at once in a loop.
+//! the listen queue. So that no client can hold those slots for good, a
+//! connection that has not finished its handshake within
+//! [`WsOptions::handshake_timeout`] is dropped, and one that sends nothing
+//! for [`WsOptions::idle_timeout`] between requests is closed (code 1001,
+//! "going away"); a call in flight is never cut short by either. A failed
+//! accept (out of descriptors, say) is retried after a pause that doubles
+//! up to a second, not at once in a loop.
 //!
 //! A web page can open a WebSocket to any address, including loopback:
 //! browsers do not apply the same-origin policy to WebSockets. So the
@@ -38,13 +43,30 @@ use crate::calls::Calls;
 use crate::{Root, WriteTool, invalid_request};
 
 /// Limits and the origin policy of a WebSocket server.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct WsOptions {
     /// Largest request message, in bytes.
     pub max_message_bytes: usize,
     /// Origins accepted besides loopback ones, exactly as browsers send
     /// them (`https://tool.example.com`).
     pub allowed_origins: Vec<String>,
+    /// How long a connection may take to finish its handshake (default
+    /// 10 s): a socket that sends nothing must not hold a slot.
+    pub handshake_timeout: Duration,
+    /// How long a connection may send nothing between requests (default
+    /// 5 minutes).
+    pub idle_timeout: Duration,
+}
+
+impl Default for WsOptions {
+    fn default() -> Self {
+        WsOptions {
+            max_message_bytes: 4 << 20,
+            allowed_origins: Vec::new(),
+            handshake_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(300),
+        }
+    }
 }
 
 /// Accept connections on `listener` until the process ends.
@@ -107,17 +129,26 @@ impl Shared {
         let check = move |request: &Request, response: Response| {
             check_origin(request, &allowed).map(|()| response)
         };
-        let mut ws = match tokio_tungstenite::accept_hdr_async_with_config(
-            stream,
-            check,
-            Some(config),
-        )
-        .await
-        {
-            Ok(ws) => ws,
-            Err(_) => return,
+        let handshake =
+            tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config));
+        let mut ws = match tokio::time::timeout(self.options.handshake_timeout, handshake).await {
+            Ok(Ok(ws)) => ws,
+            // A bad handshake, or none in time: the slot goes back.
+            Ok(Err(_)) | Err(_) => return,
         };
-        while let Some(message) = ws.next().await {
+        loop {
+            let message = match tokio::time::timeout(self.options.idle_timeout, ws.next()).await {
+                Ok(Some(message)) => message,
+                Ok(None) => break,
+                Err(_) => {
+                    let frame = CloseFrame {
+                        code: CloseCode::Away,
+                        reason: "idle".into(),
+                    };
+                    let _ = ws.close(Some(frame)).await;
+                    return;
+                }
+            };
             let reply = match message {
                 // The message's bytes go to the call as they are, not copied.
                 Ok(Message::Text(text)) => self

@@ -118,13 +118,8 @@ pub(crate) fn serve_ws(
     tool: WriteTool,
     root: Root,
     addr: (String, Vec<SocketAddr>),
-    allowed_origins: Vec<String>,
-    limit: usize,
+    options: WsOptions,
 ) -> anyhow::Result<u8> {
-    let options = WsOptions {
-        max_message_bytes: limit,
-        allowed_origins,
-    };
     let (name, addrs) = addr;
     runtime()?.block_on(async move {
         // The first of the resolved addresses that can be bound.

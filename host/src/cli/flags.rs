@@ -158,6 +158,16 @@ pub(crate) enum Command {
         /// https://tool.example.com.
         #[arg(long, value_name = "ORIGIN", requires = "ws")]
         ws_origin: Vec<String>,
+        /// Drop a connection that has not finished its WebSocket handshake
+        /// within this many milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 10_000, requires = "ws",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        ws_handshake_timeout_ms: u64,
+        /// Close a connection that sends nothing for this many
+        /// milliseconds between requests (a call in flight is never cut).
+        #[arg(long, value_name = "MS", default_value_t = 300_000, requires = "ws",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        ws_idle_timeout_ms: u64,
     },
     /// Serve the tool over the Model Context Protocol on stdin/stdout
     /// (tools `Write` and `write_file`). Without --root, the client's roots

@@ -86,6 +86,7 @@ fn websocket_python_client() {
         }
     }
     assert_eq!(read("under.txt"), "u");
+    assert_eq!(read("past-the-silent.txt"), "in\n");
     for refused in ["b.txt", "evil.txt", "deep.txt", "over.txt"] {
         assert!(!root.path().join(refused).exists(), "{refused}");
     }

@@ -7,7 +7,10 @@ forms, a malformed one, a binary one, one nested 100,000 levels deep and
 several connections at once, and checks each reply; a message over the
 limit must close the connection with code 1009, and a connection past
 the 64th must wait for one to end. A browser-like connection from a foreign Origin must be
-refused. The Rust test that runs this checks the files on disk.
+refused. 64 sockets that never send a handshake must not lock a real
+client out past the handshake timeout, and a connection that stays idle is
+closed after the idle timeout. The Rust test that runs this checks the
+files on disk.
 """
 
 import asyncio
@@ -123,6 +126,41 @@ async def main(binary, root):
         assert env["status"] == "success", env
         for ws in held + [extra]:
             await ws.close()
+    finally:
+        server.kill()
+        server.wait()
+    # 64 sockets that connect and never send a handshake hold every slot,
+    # but only until the handshake timeout: a real client gets through.
+    server = subprocess.Popen(
+        [binary, "--root", root, "serve", "--ws", "127.0.0.1:0",
+         "--ws-handshake-timeout-ms", "1000", "--ws-idle-timeout-ms", "1500"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = server.stderr.readline().split()[-1]
+        host, port = url.removeprefix("ws://").rstrip("/").rsplit(":", 1)
+        silent = [await asyncio.open_connection(host, int(port)) for _ in range(64)]
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        async with websockets.connect(url, open_timeout=30) as ws:
+            waited = loop.time() - started
+            env = await request(ws, {"path": "past-the-silent.txt", "content": "in\n"})
+            assert env["status"] == "success", env
+            # Idle past its timeout, the connection is closed by the server
+            # (1001, going away); waiting for that is the test, bounded.
+            try:
+                await asyncio.wait_for(ws.recv(), timeout=30)
+            except websockets.exceptions.ConnectionClosed as closed:
+                assert closed.rcvd is not None and closed.rcvd.code == 1001, closed
+            else:
+                raise AssertionError("an idle connection must be closed")
+        assert waited < 30, waited
+        for _, writer in silent:
+            writer.close()
+        assert server.poll() is None, "the server must still be running"
     finally:
         server.kill()
         server.wait()
