@@ -14,9 +14,6 @@
 //! `INVALID_PARAM` naming the problem. Unknown fields are ignored and still
 //! echoed.
 
-use std::fmt;
-
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use write_tool_wire::echo;
@@ -250,74 +247,8 @@ fn truncate(s: &str, max: usize) -> &str {
 
 /// Parse one JSON value, refusing duplicate keys and trailing data.
 fn parse_strict(input: &str) -> Result<Value, ToolError> {
-    let mut de = serde_json::Deserializer::from_str(input);
-    let value = StrictValue
-        .deserialize(&mut de)
-        .and_then(|v| de.end().map(|()| v))
-        .map_err(|e| ToolError::invalid_param(format!("Invalid JSON arguments: {e}.")))?;
-    Ok(value)
-}
-
-/// A `serde_json::Value` seed that fails on a repeated key.
-struct StrictValue;
-
-impl<'de> DeserializeSeed<'de> for StrictValue {
-    type Value = Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(StrictVisitor)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(StrictValue)? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut map = Map::new();
-        while let Some(key) = access.next_key::<String>()? {
-            if map.contains_key(&key) {
-                return Err(de::Error::custom(format_args!(
-                    "duplicate key '{}'",
-                    truncate(&key, 64)
-                )));
-            }
-            let value = access.next_value_seed(StrictValue)?;
-            map.insert(key, value);
-        }
-        Ok(Value::Object(map))
-    }
+    write_tool_wire::strict::parse(input)
+        .map_err(|e| ToolError::invalid_param(format!("Invalid JSON arguments: {e}.")))
 }
 
 #[cfg(test)]

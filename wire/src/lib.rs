@@ -13,6 +13,7 @@
 //! - [`roots`]: how an absolute path is matched against a root's names;
 //! - [`defaults`]: the limits a host gets when it sets none;
 //! - [`settings`]: the host's settings, as environment variables;
+//! - [`strict`]: JSON read without duplicate keys or trailing data;
 //! - [`messages`]: messages a host may recognise;
 //! - [`wit`]: the envelope's conversion into its WIT form.
 //!
@@ -30,6 +31,7 @@ pub mod messages;
 pub mod request;
 pub mod roots;
 pub mod settings;
+pub mod strict;
 pub mod wit;
 
 mod code;

@@ -1,5 +1,20 @@
 //! MCP's stdio transport: one JSON-RPC message per line, each way.
 //!
+//! Every line is read as strictly as a request on any other surface
+//! (`write_tool_wire::strict`): a repeated key is refused, not the last one
+//! taken. What rmcp would end the session on, or pass over in silence, is
+//! answered here instead, as the MCP revision this server speaks
+//! (2025-11-25) asks:
+//!
+//! - before `initialize`, a request other than `initialize` or `ping` gets
+//!   a JSON-RPC error (-32002, "not initialized"), `ping` its empty
+//!   result, and a notification or a response is ignored; rmcp sees
+//!   `initialize` first, as it must;
+//! - a batch (a JSON array; MCP dropped JSON-RPC batches in 2025-06-18)
+//!   and a message whose `id` is neither a string nor an integer get an
+//!   Invalid Request error (-32600) with a null `id`, since none can be
+//!   answered to.
+//!
 //! rmcp's own line transport drops a line over the size limit, and a line
 //! serde_json will not parse (one nested deeper than its 128 levels among
 //! them), without a word: the client waits for an answer that never comes.
@@ -18,6 +33,7 @@ use rmcp::model::{ErrorCode as RpcCode, ErrorData, JsonRpcMessage, RequestId, Se
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
@@ -40,6 +56,7 @@ where
     let writer = tokio::spawn(write_lines(write, queue));
     let lines = Lines {
         read: BufReader::new(read),
+        initialized: false,
         line: Vec::new(),
         over: false,
         max_line_bytes,
@@ -64,6 +81,8 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut queue: UnboundedRe
 
 pub(super) struct Lines<R> {
     read: BufReader<R>,
+    /// An `initialize` request has gone to rmcp.
+    initialized: bool,
     /// The line read so far; receive is cancelled whenever another event
     /// wins rmcp's select, so a line in progress lives here, not in a local.
     line: Vec<u8>,
@@ -158,13 +177,12 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for Lines<R> {
             if over {
                 self.refuse(text, &request_too_long(self.max_line_bytes));
             } else if !text.iter().all(u8::is_ascii_whitespace) {
-                match serde_json::from_slice(text) {
-                    Ok(message) => {
-                        self.line = reuse(line);
-                        return Some(message);
-                    }
-                    Err(error) => self.refuse(text, &format!("Invalid JSON arguments: {error}.")),
+                let message = self.admit(text);
+                self.line = reuse(line);
+                if message.is_some() {
+                    return message;
                 }
+                continue;
             }
             self.line = reuse(line);
         }
@@ -174,6 +192,83 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for Lines<R> {
         Ok(())
     }
 }
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    /// The message on `line` if rmcp is to have it; otherwise it is
+    /// answered (or ignored) here.
+    fn admit(&mut self, line: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
+        if line.trim_ascii_start().starts_with(b"[") {
+            self.answer_null_id(
+                "Invalid Request: batches are not supported (MCP removed JSON-RPC batching in \
+                 2025-06-18); send one message per line.",
+            );
+            return None;
+        }
+        let value = match write_tool_wire::strict::parse_slice(line) {
+            Ok(value) => value,
+            Err(error) => {
+                self.refuse(line, &format!("Invalid JSON arguments: {error}."));
+                return None;
+            }
+        };
+        let id = value.get("id");
+        if id.is_some_and(|id| !(id.is_string() || id.is_i64() || id.is_u64() || id.is_null())) {
+            self.answer_null_id("Invalid Request: 'id' must be a string or an integer.");
+            return None;
+        }
+        let method = value.get("method").and_then(Value::as_str);
+        if !self.initialized {
+            let id = id.filter(|id| !id.is_null()).cloned();
+            match (method, id) {
+                (Some("initialize"), Some(_)) => self.initialized = true,
+                (Some("ping"), Some(id)) => {
+                    self.write_value(&json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+                    return None;
+                }
+                (Some(_), Some(id)) => {
+                    self.write_value(&json!({
+                        "jsonrpc": "2.0",
+                        "id": id,
+                        "error": {
+                            "code": NOT_INITIALIZED,
+                            "message": "Server not initialized: send initialize first.",
+                        },
+                    }));
+                    return None;
+                }
+                // A notification or a response: nothing to answer.
+                _ => return None,
+            }
+        }
+        match serde_json::from_value(value) {
+            Ok(message) => Some(message),
+            Err(error) => {
+                self.refuse(line, &format!("Invalid JSON-RPC message: {error}."));
+                None
+            }
+        }
+    }
+
+    /// An Invalid Request error that can be sent to no request.
+    fn answer_null_id(&self, message: &str) {
+        self.write_value(&json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {"code": RpcCode::INVALID_REQUEST.0, "message": message},
+        }));
+    }
+
+    fn write_value(&self, value: &Value) {
+        let mut bytes = value.to_string().into_bytes();
+        bytes.push(b'\n');
+        // Output already closed means the client is gone; nothing to tell.
+        let _ = self.out.send(bytes);
+    }
+}
+
+/// The error code of a request made before `initialize`: LSP's, which MCP
+/// leaves to the implementation.
+const NOT_INITIALIZED: i32 = -32002;
 
 /// The buffer back, empty, unless it grew past what ordinary lines need.
 fn reuse(mut line: Vec<u8>) -> Vec<u8> {

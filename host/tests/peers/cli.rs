@@ -86,14 +86,25 @@ fn mcp_survives_malformed_requests() {
     );
     assert_eq!(answer()["id"], 1);
     send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    // Not JSON, and a line over the limit: no id to answer, so ignored.
+    // Not JSON: no id to answer, so ignored. A line over the limit is read
+    // for its id in its first bytes, and answered; a batch is answered
+    // with a null id.
     send("this is not json");
     send(&format!(
         r#"{{"jsonrpc":"2.0","id":99,"method":"ping","pad":"{}"}}"#,
         "x".repeat(8192)
     ));
+    let reply = answer();
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (99.into(), (-32600).into())
+    );
     send("[1, 2, 3]");
-    assert_eq!(answer()["error"]["code"], -32600);
+    let reply = answer();
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (serde_json::Value::Null, (-32600).into())
+    );
     send(r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#);
     let reply = answer();
     assert_eq!(
@@ -231,4 +242,115 @@ fn mcp_without_any_root_says_so_instead_of_writing_somewhere() {
     let answer = seen.iter().find(|m| m["id"] == 2).expect("the answer");
     assert_eq!(answer["result"]["isError"], false);
     assert!(cwd.path().join("stray.txt").exists());
+}
+
+/// What arrives before `initialize` does not end the server: requests are
+/// answered with an error (ping with its result), notifications and
+/// responses ignored. A batch and an `id` that is neither a string nor an
+/// integer get an Invalid Request error with a null `id`; a repeated key
+/// is refused as on every other surface. The server goes on through all of
+/// it and exits cleanly at end of input.
+#[test]
+fn mcp_answers_what_rmcp_would_stop_on_or_pass_over() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let root = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(bin_str())
+        .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
+        .arg("--root")
+        .arg(root.path())
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut send = |line: &str| writeln!(stdin, "{line}").expect("send");
+    let answer = || -> serde_json::Value {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("an answer within a minute");
+        serde_json::from_str(&line).expect("JSON-RPC")
+    };
+    // Before initialize.
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    send(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#);
+    send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let reply = answer();
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (1.into(), (-32002).into())
+    );
+    send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    let reply = answer();
+    assert_eq!(
+        (reply["id"].clone(), reply["result"].clone()),
+        (2.into(), serde_json::json!({}))
+    );
+    // Batches and bad ids, before and after.
+    send(r#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#);
+    let reply = answer();
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (serde_json::Value::Null, (-32600).into())
+    );
+    send(r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#);
+    let reply = answer();
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (serde_json::Value::Null, (-32600).into())
+    );
+    // Now the handshake, as clients make it.
+    send(
+        r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    );
+    assert_eq!(answer()["id"], 4);
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    // A repeated key, in the arguments and in the message itself.
+    send(
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"Write","arguments":{"path":"a.txt","path":"b.txt","content":"x"}}}"#,
+    );
+    let reply = answer();
+    assert_eq!(reply["id"], 5);
+    assert_eq!(reply["result"]["isError"], true);
+    let message = reply["result"]["structuredContent"]["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(message.contains("duplicate key 'path'"), "{message}");
+    send(r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#);
+    let reply = answer();
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    send(r#"[]"#);
+    assert_eq!(answer()["error"]["code"], -32600);
+    // And the server still works.
+    send(
+        r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"Write","arguments":{"path":"ok.txt","content":"ok\n"}}}"#,
+    );
+    let reply = answer();
+    assert_eq!(
+        (reply["id"].clone(), reply["result"]["isError"].clone()),
+        (8.into(), false.into())
+    );
+    drop(stdin);
+    assert!(
+        child.wait().expect("wait").success(),
+        "EOF ends the server cleanly"
+    );
+    assert!(!root.path().join("a.txt").exists() && !root.path().join("b.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("ok.txt")).unwrap(),
+        "ok\n"
+    );
 }
