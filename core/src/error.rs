@@ -64,6 +64,8 @@ pub enum ErrorKind {
     Placeholder,
     /// The system's storage refused (disk full, quota, file too large).
     Storage,
+    /// The call was cancelled before its commit point.
+    Cancelled,
     /// Another I/O failure.
     Io,
     /// A host or runtime failure with no better kind.
@@ -90,7 +92,9 @@ impl ErrorKind {
             K::OsRefused | K::ReadOnlyRoot => ErrorCode::PermissionDenied,
             K::IsDirectory => ErrorCode::IsDirectory,
             K::Changed | K::Vanished | K::Exists | K::SharedFile => ErrorCode::Conflict,
-            K::ExistingTooLarge | K::Storage | K::Io | K::Execution => ErrorCode::ExecutionError,
+            K::ExistingTooLarge | K::Storage | K::Cancelled | K::Io | K::Execution => {
+                ErrorCode::ExecutionError
+            }
         }
     }
 }
@@ -283,6 +287,13 @@ impl ToolError {
             ErrorKind::IsDirectory,
             "Target path became a directory while the tool wrote it; nothing was written.",
         )
+    }
+
+    /// The host refused the commit because the call's client cancelled it
+    /// (`docs/contract.md#cancellation`).
+    #[cold]
+    pub fn cancelled() -> Self {
+        Self::new(ErrorKind::Cancelled, messages::CANCELLED)
     }
 
     /// The target is a directory (or the root itself, or ends in `/`).

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-use crate::{Root, WriteTool};
+use crate::{Cancel, Root, WriteTool};
 
 /// Why a call could not run to its end. Its message is for the client,
 /// which gets it in an `EXECUTION_ERROR` envelope or a JSON-RPC error.
@@ -50,11 +50,13 @@ impl Calls {
     /// with the blocking task, so a call whose waiter went away still holds
     /// it until it ends. Fails only when the call could not run to its end
     /// (the runtime is shutting down, or the task panicked); the message
-    /// says which.
+    /// says which. With `cancel`, the call stops at its commit point once
+    /// the flag is set ([`WriteTool::call_cancellable`]).
     pub(crate) async fn call(
         &self,
         root: Arc<Root>,
         request: impl AsRef<str> + Send + 'static,
+        cancel: Option<Cancel>,
     ) -> Result<String, CallError> {
         let permit = Arc::clone(&self.slots)
             .acquire_owned()
@@ -63,7 +65,10 @@ impl Calls {
         let tool = Arc::clone(&self.tool);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            tool.call(&root, request.as_ref())
+            match cancel {
+                Some(cancel) => tool.call_cancellable(&root, request.as_ref(), &cancel),
+                None => tool.call(&root, request.as_ref()),
+            }
         })
         .await
         .map_err(|_| CallError::Lost)

@@ -5,9 +5,17 @@ use wasmtime::Trap;
 use crate::Options;
 use crate::state::HostState;
 
+/// Why the guest did not answer, and whether it had passed its commit
+/// point (`docs/contract.md#cancellation`) when it stopped.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    cause: Cause,
+    committed: bool,
+}
+
 /// Why the guest did not answer.
 #[derive(Debug)]
-pub(crate) enum Failure {
+enum Cause {
     /// The call ran past [`Options::timeout`].
     Timeout,
     /// The guest asked for more memory than [`Options::memory_limit_bytes`].
@@ -19,37 +27,50 @@ pub(crate) enum Failure {
 impl Failure {
     /// Classify the error a call into the guest ended with.
     pub(crate) fn of(err: wasmtime::Error, state: &HostState) -> Failure {
-        if state.limits.hit {
-            Failure::Memory
+        let cause = if state.limits.hit {
+            Cause::Memory
         } else if matches!(err.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
-            Failure::Timeout
+            Cause::Timeout
         } else {
-            Failure::Host(err)
+            Cause::Host(err)
+        };
+        Failure {
+            cause,
+            committed: state.committed,
         }
     }
 
     /// The envelope's message.
     pub(crate) fn message(&self, options: &Options) -> String {
-        match self {
-            Failure::Timeout => format!(
-                "Execution stopped: the call exceeded its time limit of {} ms. Nothing was written.",
+        let why = match &self.cause {
+            Cause::Timeout => format!(
+                "Execution stopped: the call exceeded its time limit of {} ms.",
                 options.timeout.as_millis()
             ),
-            Failure::Memory => format!(
-                "Execution stopped: the call exceeded its memory limit of {} bytes. Nothing was written.",
+            Cause::Memory => format!(
+                "Execution stopped: the call exceeded its memory limit of {} bytes.",
                 options.memory_limit_bytes
             ),
             // What went wrong is for the host's operator (`log`), not for
             // the model: wasmtime's errors carry backtraces of the guest.
-            Failure::Host(_) => "Execution failed: the tool component stopped unexpectedly \
-                                 (the host's log has the details)."
+            Cause::Host(_) => "Execution failed: the tool component stopped unexpectedly \
+                               (the host's log has the details)."
                 .to_owned(),
-        }
+        };
+        // A stop can land after the rename, in the little the guest does
+        // once the file is in place: then the write is done, and saying
+        // otherwise would have the model write it again or give up on it.
+        let what = if self.committed {
+            "The write was done before it stopped: the file holds the new content."
+        } else {
+            "Nothing was written."
+        };
+        format!("{why} {what}")
     }
 
     /// Write what the envelope leaves out to the host's log (stderr).
     pub(crate) fn log(&self) {
-        if let Failure::Host(err) = self {
+        if let Cause::Host(err) = &self.cause {
             eprintln!("write-tool: the tool component failed: {err:?}");
         }
     }
@@ -67,10 +88,29 @@ mod tests {
             "error while executing at wasm backtrace:\n    0: 0x1234 - write_tool_guest::f\n    1: 0x5678 - alloc::raw_vec::capacity_overflow",
         )
         .context("wasm trap: wasm `unreachable` instruction executed");
-        let message = Failure::Host(trap).message(&Options::default());
+        let failure = Failure {
+            cause: Cause::Host(trap),
+            committed: false,
+        };
         assert_eq!(
-            message,
-            "Execution failed: the tool component stopped unexpectedly (the host's log has the details)."
+            failure.message(&Options::default()),
+            "Execution failed: the tool component stopped unexpectedly (the host's log has the \
+             details). Nothing was written."
+        );
+    }
+
+    /// A stop after the commit point says the write was done.
+    #[test]
+    fn a_stop_after_the_commit_point_says_the_write_was_done() {
+        let failure = Failure {
+            cause: Cause::Timeout,
+            committed: true,
+        };
+        let message = failure.message(&Options::default());
+        assert!(
+            message
+                .ends_with("The write was done before it stopped: the file holds the new content."),
+            "{message}"
         );
     }
 }

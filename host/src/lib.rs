@@ -54,6 +54,7 @@
 mod bindings;
 mod cache;
 mod calls;
+mod commit_gate;
 mod engine;
 mod envelope;
 mod failure;
@@ -71,6 +72,7 @@ pub use bindings::exports::tool::{
 };
 pub use cache::CompileCache;
 pub use cap_std::{AmbientAuthority, ambient_authority};
+pub use commit_gate::Cancel;
 pub use envelope::{invalid_request, request_too_long};
 pub use options::{MIN_MEMORY_LIMIT_BYTES, Options};
 pub use sandbox::{ProjectPreopen, Root};

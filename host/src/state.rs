@@ -5,6 +5,7 @@ use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use crate::commit_gate::Cancel;
 use crate::engine::Armed;
 
 /// Per-call store data.
@@ -14,6 +15,18 @@ pub(crate) struct HostState {
     pub(crate) limits: MemoryLimit,
     /// Watches the call's time bound while the store lives.
     pub(crate) deadline: Option<Armed>,
+    /// Set when the call's client cancels it (`commit_gate`).
+    pub(crate) cancel: Option<Cancel>,
+    /// Whether the guest passed its commit point (`commit_gate`): a
+    /// failure after it is reported as a write done.
+    pub(crate) committed: bool,
+}
+
+impl HostState {
+    /// Whether the call was cancelled: read at its commit point.
+    pub(crate) fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
+    }
 }
 
 impl WasiView for HostState {

@@ -14,6 +14,7 @@ use write_tool_wire::{Envelope, ErrorCode, echo, messages};
 use crate::bindings::WriteToolPre;
 use crate::bindings::exports::tool::{Envelope as Typed, Guest};
 use crate::cache::Load;
+use crate::commit_gate::{self, Cancel};
 use crate::engine::{Watchdog, engine};
 use crate::failure::Failure;
 use crate::outcome::Outcome;
@@ -90,6 +91,7 @@ impl WriteTool {
             })?;
         let mut linker = Linker::<HostState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        commit_gate::add_to_linker(&mut linker)?;
         let pre = WriteToolPre::new(linker.instantiate_pre(&component)?)?;
         let tool = WriteTool {
             watchdog: Watchdog::start(&engine, options.timeout),
@@ -113,13 +115,27 @@ impl WriteTool {
     /// Always returns an envelope: failures of the guest itself (time bound,
     /// memory cap, trap) become `EXECUTION_ERROR` envelopes.
     pub fn call(&self, root: &Root, arguments: &str) -> String {
+        self.call_gated(root, arguments, None)
+    }
+
+    /// [`call`](Self::call), for a call its client may cancel: once
+    /// `cancel` is set, the call stops at its commit point if it has not
+    /// passed it, with nothing written, and answers with an
+    /// `EXECUTION_ERROR` that says so (`docs/contract.md#cancellation`).
+    /// Nothing else stops it: a dry run, which has no commit point, is
+    /// answered as usual.
+    pub fn call_cancellable(&self, root: &Root, arguments: &str, cancel: &Cancel) -> String {
+        self.call_gated(root, arguments, Some(cancel))
+    }
+
+    fn call_gated(&self, root: &Root, arguments: &str, cancel: Option<&Cancel>) -> String {
         let start = Instant::now();
         let path = path_of(arguments);
         let snapshot = path.as_deref().and_then(|p| ModeSnapshot::take(root, p));
         let sweep = path
             .as_deref()
             .is_none_or(|p| self.sweeps.needed(root.path(), p));
-        let result = self.invoke(root, sweep, |guest, store| {
+        let result = self.invoke(root, sweep, cancel, |guest, store| {
             guest.call_call(store, arguments)
         });
         match result {
@@ -152,7 +168,7 @@ impl WriteTool {
         let start = Instant::now();
         let snapshot = ModeSnapshot::take(root, path);
         let sweep = self.sweeps.needed(root.path(), path);
-        let result = self.invoke(root, sweep, |guest, store| {
+        let result = self.invoke(root, sweep, None, |guest, store| {
             guest.call_write(store, path, content, dry_run)
         });
         match result {
@@ -213,7 +229,7 @@ impl WriteTool {
         }
         let mut builder = wasmtime_wasi::WasiCtxBuilder::new();
         builder.envs(&self.env);
-        let mut store = self.store(builder.build());
+        let mut store = self.store(builder.build(), None);
         let instance = self.pre.instantiate(&mut store)?;
         let json = instance.tool().call_call(&mut store, "{}")?;
         match Envelope::from_json(&json)?.error {
@@ -227,12 +243,12 @@ impl WriteTool {
     /// The tool definition JSON (name, description, parameter schema).
     pub fn definition(&self) -> wasmtime::Result<String> {
         // The definition touches no files: the guest gets no preopen at all.
-        let mut store = self.store(wasmtime_wasi::WasiCtxBuilder::new().build());
+        let mut store = self.store(wasmtime_wasi::WasiCtxBuilder::new().build(), None);
         let instance = self.pre.instantiate(&mut store)?;
         instance.tool().call_definition(&mut store)
     }
 
-    fn store(&self, wasi: wasmtime_wasi::WasiCtx) -> Store<HostState> {
+    fn store(&self, wasi: wasmtime_wasi::WasiCtx, cancel: Option<&Cancel>) -> Store<HostState> {
         let mut store = Store::new(
             self.pre.engine(),
             HostState {
@@ -243,6 +259,8 @@ impl WriteTool {
                     hit: false,
                 },
                 deadline: None,
+                cancel: cancel.cloned(),
+                committed: false,
             },
         );
         store.limiter(|state| &mut state.limits);
@@ -251,11 +269,13 @@ impl WriteTool {
     }
 
     /// Run `f` in a fresh instance configured for `root`; `sweep` is the
-    /// guest's `WRITE_TOOL_SWEEP_TEMPS` (see [`Sweeps`]).
+    /// guest's `WRITE_TOOL_SWEEP_TEMPS` (see [`Sweeps`]), `cancel` the
+    /// flag its commit point reads (`commit_gate`).
     fn invoke<R>(
         &self,
         root: &Root,
         sweep: bool,
+        cancel: Option<&Cancel>,
         f: impl FnOnce(&Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, Failure> {
         let stderr = MemoryOutputPipe::new(self.options.stderr_capacity);
@@ -266,7 +286,7 @@ impl WriteTool {
             env.push((settings::SWEEP_TEMPS, "false".to_owned()));
             root.wasi_ctx(stderr, self.options.read_only, &env)
         };
-        let mut store = self.store(wasi);
+        let mut store = self.store(wasi, cancel);
         let result = (|| {
             let instance = self.pre.instantiate(&mut store)?;
             f(instance.tool(), &mut store)

@@ -153,7 +153,7 @@ impl Shared {
                 // The message's bytes go to the call as they are, not copied.
                 Ok(Message::Text(text)) => self
                     .calls
-                    .call(Arc::clone(&self.root), text)
+                    .call(Arc::clone(&self.root), text, None)
                     .await
                     .unwrap_or_else(|message| {
                         Envelope::refused(ErrorCode::ExecutionError, message.to_string()).to_json()

@@ -49,6 +49,24 @@ impl Tree {
         )
     }
 
+    /// The same snapshot with directories' modification times left out:
+    /// a write stopped at its commit point has made and removed a temp
+    /// file, which changes its directory's time and nothing else.
+    pub fn without_directory_times(&self) -> Tree {
+        Tree(
+            self.0
+                .iter()
+                .map(|(p, e)| {
+                    let mut e = e.clone();
+                    if e.kind == "dir" {
+                        e.mtime = None;
+                    }
+                    (p.clone(), e)
+                })
+                .collect(),
+        )
+    }
+
     /// One entry, by its path relative to the snapshot's base.
     pub fn entry(&self, path: &str) -> Option<&Entry> {
         self.0.get(Path::new(path))

@@ -5,6 +5,8 @@ mod support;
 
 /// Hostile paths by class, with the sandbox invariants checked for each.
 mod attack;
+/// A cancelled call stops at its commit point, and only there.
+mod cancel;
 /// Many threads through one host.
 mod concurrency;
 /// Creating files: texts, parents, counts.

@@ -403,6 +403,10 @@ impl Drop for StopOnDrop {
 #[test]
 fn create_only_never_replaces_a_file_created_meanwhile() {
     const CALLS: usize = 3000;
+    const MAX_CALLS: usize = 30_000;
+    // Refused at the commit: the file was not there when the tool looked,
+    // so the message has no size.
+    let at_commit = |text: &str| !text.contains(" bytes)") && !text.contains("(1 byte)");
     let p = Project::new();
     let target = p.path("race.txt");
     let stop = AtomicBool::new(false);
@@ -439,32 +443,34 @@ fn create_only_never_replaces_a_file_created_meanwhile() {
             }
             (clobbered, created)
         });
-        let outcomes: Vec<Option<String>> = (0..CALLS)
-            .map(|i| {
-                let env = p.call(json!({
-                    "path": "race.txt",
-                    "content": format!("tool {i}\n"),
-                    "create_only": true,
-                }));
-                match env.code() {
-                    None => None,
-                    Some("CONFLICT") => Some(env.text.clone()),
-                    Some(other) => panic!("call {i}: {other}: {}", env.text),
-                }
-            })
-            .collect();
+        // Calls until some created the file and some were refused at the
+        // commit, at most `MAX_CALLS`: on a loaded machine the writer's
+        // window moves.
+        let mut outcomes: Vec<Option<String>> = Vec::new();
+        while outcomes.len() < MAX_CALLS
+            && (outcomes.len() < CALLS
+                || !outcomes.iter().any(Option::is_none)
+                || !outcomes.iter().flatten().any(|t| at_commit(t)))
+        {
+            let i = outcomes.len();
+            let env = p.call(json!({
+                "path": "race.txt",
+                "content": format!("tool {i}\n"),
+                "create_only": true,
+            }));
+            outcomes.push(match env.code() {
+                None => None,
+                Some("CONFLICT") => Some(env.text.clone()),
+                Some(other) => panic!("call {i}: {other}: {}", env.text),
+            });
+        }
         stop.store(true, Ordering::Relaxed);
         let (clobbered, created) = writer.join().unwrap();
         (clobbered, created, outcomes)
     });
     let created = outcomes.iter().filter(|o| o.is_none()).count();
     let refused = outcomes.len() - created;
-    // Refused at the commit: the file was not there when the tool looked.
-    let at_commit = outcomes
-        .iter()
-        .flatten()
-        .filter(|text| !text.contains(" bytes)") && !text.contains("(1 byte)"))
-        .count();
+    let at_commit = outcomes.iter().flatten().filter(|t| at_commit(t)).count();
     eprintln!(
         "create_only: {created} created, {refused} refused ({at_commit} at the commit); \
          the writer created {created_by_writer}; clobbered {clobbered}"

@@ -14,3 +14,7 @@ pub const CONTENT_OVER_LIMIT: &str = "over this tool's content limit";
 /// How the component's message begins when the host's settings
 /// (`crate::settings`) are not usable; the rest says which and why.
 pub const INVALID_SETTINGS: &str = "The host's settings are invalid: ";
+
+/// The `EXECUTION_ERROR` message for a call that its client cancelled
+/// before its commit point (`docs/contract.md#cancellation`).
+pub const CANCELLED: &str = "The call was cancelled before its commit point; nothing was written.";

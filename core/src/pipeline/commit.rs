@@ -107,6 +107,9 @@ fn write(
             }
         } else if e.kind() == std::io::ErrorKind::IsADirectory {
             ToolError::became_directory()
+        } else if e.kind() == std::io::ErrorKind::Interrupted {
+            // Only a host that gates the commit point refuses it so.
+            ToolError::cancelled()
         } else {
             fs::io_error(&e, "writing to file")
         }

@@ -49,7 +49,7 @@ mod log;
 mod stdio;
 
 use crate::calls::Calls;
-use crate::{Root, WriteTool, ambient_authority};
+use crate::{Cancel, Root, WriteTool, ambient_authority};
 
 /// The MCP server: the tool, its roots, and the tool list built once.
 #[derive(Debug)]
@@ -217,8 +217,9 @@ impl McpServer {
         &self,
         name: &str,
         arguments: Option<JsonObject>,
-        peer: &Peer<RoleServer>,
+        context: &RequestContext<RoleServer>,
     ) -> Result<String, ErrorData> {
+        let peer = &context.peer;
         let arguments = Value::Object(arguments.unwrap_or_default());
         let root = match self.root(peer).await {
             Ok(root) => root,
@@ -237,10 +238,20 @@ impl McpServer {
             }
         };
         let input = json!({ "name": name, "arguments": arguments }).to_string();
-        self.calls
-            .call(root, input)
-            .await
-            .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+        // rmcp cancels the request's token on `notifications/cancelled`
+        // (and drops the answer); the flag carries that to the commit
+        // point (`docs/contract.md#cancellation`).
+        let cancel = Cancel::new();
+        let watch = tokio::spawn({
+            let (token, cancel) = (context.ct.clone(), cancel.clone());
+            async move {
+                token.cancelled().await;
+                cancel.cancel();
+            }
+        });
+        let answer = self.calls.call(root, input, Some(cancel)).await;
+        watch.abort();
+        answer.map_err(|err| ErrorData::internal_error(err.to_string(), None))
     }
 }
 
@@ -342,7 +353,7 @@ impl ServerHandler for McpServer {
                 None,
             ));
         }
-        let envelope = self.run(name, request.arguments, &context.peer).await?;
+        let envelope = self.run(name, request.arguments, &context).await?;
         Ok(result(envelope).into())
     }
 }

@@ -61,52 +61,30 @@ fn ws_listens_on_a_host_name_that_resolves_to_loopback() {
 /// good call that must still be answered.
 #[test]
 fn mcp_survives_malformed_requests() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
-
     let root = tempfile::tempdir().expect("tempdir");
-    let mut child = Command::new(bin_str())
-        .arg("--root")
-        .arg(root.path())
-        .args(["--max-request-bytes", "4096", "mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let mut send = |line: &str| writeln!(stdin, "{line}").expect("send");
-    let mut answer = || -> serde_json::Value {
-        let line = lines.next().expect("an answer").expect("read");
-        serde_json::from_str(&line).expect("JSON-RPC")
-    };
-    send(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
-    );
-    assert_eq!(answer()["id"], 1);
-    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut mcp = RawMcp::start(root.path(), &["--max-request-bytes", "4096"]);
+    mcp.initialize();
     // Not JSON: no id to answer, so ignored. A line over the limit is read
     // for its id in its first bytes, and answered; a batch is answered
     // with a null id.
-    send("this is not json");
-    send(&format!(
+    mcp.send("this is not json");
+    mcp.send(&format!(
         r#"{{"jsonrpc":"2.0","id":99,"method":"ping","pad":"{}"}}"#,
         "x".repeat(8192)
     ));
-    let reply = answer();
+    let reply = mcp.answer();
     assert_eq!(
         (reply["id"].clone(), reply["error"]["code"].clone()),
         (99.into(), (-32600).into())
     );
-    send("[1, 2, 3]");
-    let reply = answer();
+    mcp.send("[1, 2, 3]");
+    let reply = mcp.answer();
     assert_eq!(
         (reply["id"].clone(), reply["error"]["code"].clone()),
         (serde_json::Value::Null, (-32600).into())
     );
-    send(r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#);
-    let reply = answer();
+    mcp.send(r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#);
+    let reply = mcp.answer();
     assert_eq!(
         (reply["id"].clone(), reply["error"]["code"].clone()),
         (2.into(), (-32601).into())
@@ -116,36 +94,32 @@ fn mcp_survives_malformed_requests() {
         message.starts_with("Unknown method 'no/such/method'."),
         "{message}"
     );
-    send(
+    mcp.send(
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"Delete","arguments":{}}}"#,
     );
-    let reply = answer();
+    let reply = mcp.answer();
     assert_eq!(
         (reply["id"].clone(), reply["error"]["code"].clone()),
         (3.into(), (-32602).into())
     );
-    send(
+    mcp.send(
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"Write","arguments":{"path":7}}}"#,
     );
-    let reply = answer();
+    let reply = mcp.answer();
     assert_eq!(reply["id"], 4);
     assert_eq!(reply["result"]["isError"], true);
     assert_eq!(
         reply["result"]["structuredContent"]["error"]["code"],
         "INVALID_PARAM"
     );
-    send(
+    mcp.send(
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"Write","arguments":{"path":"ok.txt","content":"ok\n"}}}"#,
     );
-    let reply = answer();
+    let reply = mcp.answer();
     assert_eq!(reply["id"], 5);
     assert_eq!(reply["result"]["isError"], false);
     assert_eq!(reply["result"]["structuredContent"]["status"], "success");
-    drop(stdin);
-    assert!(
-        child.wait().expect("wait").success(),
-        "EOF ends the server cleanly"
-    );
+    assert!(mcp.finish().success(), "EOF ends the server cleanly");
     assert_eq!(
         std::fs::read_to_string(root.path().join("ok.txt")).expect("read"),
         "ok\n"
@@ -159,52 +133,24 @@ fn mcp_survives_malformed_requests() {
 /// it writes there.
 #[test]
 fn mcp_without_any_root_says_so_instead_of_writing_somewhere() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
-
     let run_in = |dir: &std::path::Path, call: &str| -> Vec<serde_json::Value> {
-        let mut child = Command::new(bin_str())
-            .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
-            .arg("mcp")
-            .current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn");
-        let mut stdin = child.stdin.take().expect("stdin");
-        // Read on a thread, so that a message that never comes fails the
-        // test after a bound instead of hanging it.
-        let (tx, rx) = std::sync::mpsc::channel();
-        let stdout = child.stdout.take().expect("stdout");
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        for line in [
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            call,
-        ] {
-            writeln!(stdin, "{line}").expect("send");
-        }
+        let mut command = Command::new(bin_str());
+        command.arg("mcp").current_dir(dir);
+        let mut mcp = RawMcp::spawn(command);
+        mcp.initialize();
+        mcp.send(call);
         // Every message until both the call's answer (id 2) and the log
         // message have come, in whichever order the server sent them.
         let mut seen: Vec<serde_json::Value> = Vec::new();
         while !(seen.iter().any(|m| m["id"] == 2)
             && seen.iter().any(|m| m["method"] == "notifications/message"))
         {
-            let line = rx
-                .recv_timeout(std::time::Duration::from_secs(60))
-                .unwrap_or_else(|_| panic!("no answer and log message in 60 s: {seen:?}"));
-            seen.push(serde_json::from_str(&line).expect("JSON-RPC"));
+            let message = mcp
+                .next()
+                .unwrap_or_else(|| panic!("no answer and log message in 60 s: {seen:?}"));
+            seen.push(message);
         }
-        drop(stdin);
-        assert!(child.wait().expect("wait").success());
+        assert!(mcp.finish().success());
         seen
     };
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Write","arguments":{"path":"stray.txt","content":"x\n"}}}"#;
@@ -252,105 +198,235 @@ fn mcp_without_any_root_says_so_instead_of_writing_somewhere() {
 /// it and exits cleanly at end of input.
 #[test]
 fn mcp_answers_what_rmcp_would_stop_on_or_pass_over() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
-
     let root = tempfile::tempdir().expect("tempdir");
-    let mut child = Command::new(bin_str())
-        .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
-        .arg("--root")
-        .arg(root.path())
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().expect("stdout");
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { return };
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    let mut send = |line: &str| writeln!(stdin, "{line}").expect("send");
-    let answer = || -> serde_json::Value {
-        let line = rx
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .expect("an answer within a minute");
-        serde_json::from_str(&line).expect("JSON-RPC")
-    };
+    let mut mcp = RawMcp::start(root.path(), &[]);
     // Before initialize.
-    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    send(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#);
-    send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-    let reply = answer();
+    mcp.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    mcp.send(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#);
+    mcp.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let reply = mcp.answer();
     assert_eq!(
         (reply["id"].clone(), reply["error"]["code"].clone()),
         (1.into(), (-32002).into())
     );
-    send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
-    let reply = answer();
+    mcp.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    let reply = mcp.answer();
     assert_eq!(
         (reply["id"].clone(), reply["result"].clone()),
         (2.into(), serde_json::json!({}))
     );
     // Batches and bad ids, before and after.
-    send(r#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#);
-    let reply = answer();
+    mcp.send(r#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#);
+    let reply = mcp.answer();
     assert_eq!(
         (reply["id"].clone(), reply["error"]["code"].clone()),
         (serde_json::Value::Null, (-32600).into())
     );
-    send(r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#);
-    let reply = answer();
+    mcp.send(r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#);
+    let reply = mcp.answer();
     assert_eq!(
         (reply["id"].clone(), reply["error"]["code"].clone()),
         (serde_json::Value::Null, (-32600).into())
     );
     // Now the handshake, as clients make it.
-    send(
+    mcp.send(
         r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
     );
-    assert_eq!(answer()["id"], 4);
-    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert_eq!(mcp.answer()["id"], 4);
+    mcp.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     // A repeated key, in the arguments and in the message itself.
-    send(
+    mcp.send(
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"Write","arguments":{"path":"a.txt","path":"b.txt","content":"x"}}}"#,
     );
-    let reply = answer();
+    let reply = mcp.answer();
     assert_eq!(reply["id"], 5);
     assert_eq!(reply["result"]["isError"], true);
     let message = reply["result"]["structuredContent"]["error"]["message"]
         .as_str()
         .unwrap_or_default();
     assert!(message.contains("duplicate key 'path'"), "{message}");
-    send(r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#);
-    let reply = answer();
+    mcp.send(r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#);
+    let reply = mcp.answer();
     assert_eq!(reply["error"]["code"], -32600, "{reply}");
-    send(r#"[]"#);
-    assert_eq!(answer()["error"]["code"], -32600);
+    mcp.send(r#"[]"#);
+    assert_eq!(mcp.answer()["error"]["code"], -32600);
     // And the server still works.
-    send(
+    mcp.send(
         r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"Write","arguments":{"path":"ok.txt","content":"ok\n"}}}"#,
     );
-    let reply = answer();
+    let reply = mcp.answer();
     assert_eq!(
         (reply["id"].clone(), reply["result"]["isError"].clone()),
         (8.into(), false.into())
     );
-    drop(stdin);
-    assert!(
-        child.wait().expect("wait").success(),
-        "EOF ends the server cleanly"
-    );
+    assert!(mcp.finish().success(), "EOF ends the server cleanly");
     assert!(!root.path().join("a.txt").exists() && !root.path().join("b.txt").exists());
     assert_eq!(
         std::fs::read_to_string(root.path().join("ok.txt")).unwrap(),
         "ok\n"
     );
+}
+
+/// `write-tool mcp` under a client that writes JSON-RPC lines itself.
+struct RawMcp {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl RawMcp {
+    /// The server on `root`, with `flags` before the command.
+    fn start(root: &std::path::Path, flags: &[&str]) -> RawMcp {
+        let mut command = Command::new(bin_str());
+        command.arg("--root").arg(root).args(flags).arg("mcp");
+        RawMcp::spawn(command)
+    }
+
+    /// The server `command` starts, its stdin and stdout piped to the test.
+    fn spawn(mut command: Command) -> RawMcp {
+        use std::io::{BufRead, BufReader};
+        use std::process::Stdio;
+
+        let mut child = command
+            .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout");
+        // Read on a thread, so that a message that never comes fails the
+        // test after a bound instead of hanging it.
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        RawMcp {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        use std::io::Write;
+        writeln!(self.stdin.as_mut().expect("open"), "{line}").expect("send");
+    }
+
+    /// The next message from the server.
+    fn answer(&self) -> serde_json::Value {
+        self.next().expect("an answer within a minute")
+    }
+
+    /// The next message from the server, if one comes within a minute.
+    fn next(&self) -> Option<serde_json::Value> {
+        let line = self
+            .lines
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .ok()?;
+        Some(serde_json::from_str(&line).expect("JSON-RPC"))
+    }
+
+    /// The handshake, as clients make it.
+    fn initialize(&mut self) {
+        self.send(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+        );
+        assert_eq!(self.answer()["id"], 0);
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    /// A `tools/call` of `Write` with `arguments`.
+    fn call(&mut self, id: u64, arguments: serde_json::Value) {
+        let request = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "tools/call",
+            "params": {"name": "Write", "arguments": arguments},
+        });
+        self.send(&request.to_string());
+    }
+
+    /// `notifications/cancelled` for request `id`.
+    fn cancel(&mut self, id: u64) {
+        self.send(&format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"test"}}}}"#
+        ));
+    }
+
+    /// End input and wait for the server to exit; what it wrote meanwhile
+    /// stays readable with [`RawMcp::rest`].
+    fn finish(&mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().expect("wait")
+    }
+
+    /// Every message the server wrote and nobody read yet, once it exited.
+    fn rest(&self) -> Vec<serde_json::Value> {
+        self.lines
+            .iter()
+            .map(|line| serde_json::from_str(&line).expect("JSON-RPC"))
+            .collect()
+    }
+}
+
+/// `notifications/cancelled` reaches the commit point
+/// (`docs/contract.md#cancellation`): a call whose diff keeps it busy for
+/// two seconds is cancelled at once and writes nothing, though the server
+/// lets it run to its end before it exits; a cancel that comes after the
+/// answer finds the write done. The server answers what comes next either
+/// way.
+#[test]
+fn mcp_cancellation_stops_a_call_before_its_commit_point() {
+    let root = tempfile::tempdir().expect("tempdir");
+    // Lines a diff cannot match up quickly: it runs to its deadline.
+    let lines = |step: usize| -> String {
+        (0..200_000)
+            .map(|i| format!("{}\n", i * step % 1000))
+            .collect()
+    };
+    let old = lines(7);
+    std::fs::write(root.path().join("slow.txt"), &old).unwrap();
+    // The least share of the diff's timeout a text gets is 1/32: two
+    // seconds of diff before the commit point.
+    let mut mcp = RawMcp::start(root.path(), &["--diff-timeout-ms", "64000"]);
+    mcp.initialize();
+    mcp.call(
+        1,
+        serde_json::json!({"path": "slow.txt", "content": lines(11)}),
+    );
+    mcp.cancel(1);
+    mcp.call(
+        2,
+        serde_json::json!({"path": "late.txt", "content": "done\n"}),
+    );
+    let reply = mcp.answer();
+    assert_eq!(
+        (reply["id"].clone(), reply["result"]["isError"].clone()),
+        (2.into(), false.into()),
+        "{reply}"
+    );
+    mcp.cancel(2);
+    mcp.send(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    assert_eq!(mcp.answer()["id"], 3);
+    assert!(mcp.finish().success());
+    let rest = mcp.rest();
+    assert!(
+        rest.iter().all(|m| m["id"] != 1),
+        "a cancelled request is not answered: {rest:?}"
+    );
+    let read = |p: &str| std::fs::read_to_string(root.path().join(p)).unwrap();
+    assert!(read("slow.txt") == old, "the cancelled write landed");
+    assert_eq!(read("late.txt"), "done\n");
+    let names: Vec<_> = std::fs::read_dir(root.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
 }
