@@ -140,27 +140,14 @@ fn summary(
         return DiffSummary::default();
     }
 
-    // A placeholder stands for lines kept; it matters only when lines go.
     // A diff cut short by its deadline is coarse: most of its "added"
     // lines are the file's own, and looking at them all would cost as much
     // as the numbering the deadline saved.
-    let mut placeholders = Vec::new();
-    if lines_removed > 0 && !deadline_exceeded(deadline) {
-        'ops: for op in &ops {
-            for index in op.new_range() {
-                if op.tag() == DiffTag::Equal {
-                    break;
-                }
-                let line = new_lines[index];
-                if crate::placeholder::is_placeholder(line) {
-                    if placeholders.len() == MAX_PLACEHOLDERS {
-                        break 'ops;
-                    }
-                    placeholders.push((index as u64 + 1, line.trim_end().to_owned()));
-                }
-            }
-        }
-    }
+    let placeholders = if lines_removed > 0 && !deadline_exceeded(deadline) {
+        placeholders(&ops, new_lines)
+    } else {
+        Vec::new()
+    };
 
     let (preview, truncated) = render::unified(ops, old_lines, new_lines, path, limits);
     DiffSummary {
@@ -170,6 +157,40 @@ fn summary(
         lines_removed,
         placeholders,
     }
+}
+
+/// The omission placeholders among the lines `ops` adds, by the shape of
+/// the change around each (`docs/contract.md#placeholders`): a placeholder
+/// stands for lines kept, so it counts only in a hunk (a run of changes
+/// between kept lines) that removes lines: one that says so where the hunk
+/// removes any, a bare ellipsis where it removes a block (two lines or
+/// more) and adds fewer than it removes.
+fn placeholders(ops: &[DiffOp], new_lines: &[&str]) -> Vec<(u64, String)> {
+    use crate::placeholder::{Placeholder, classify};
+    let mut found = Vec::new();
+    for hunk in ops.split(|op| op.tag() == DiffTag::Equal) {
+        let removed: usize = hunk.iter().map(|op| op.old_range().len()).sum();
+        if removed == 0 {
+            continue;
+        }
+        let added: usize = hunk.iter().map(|op| op.new_range().len()).sum();
+        let block_gone = removed >= 2 && added < removed;
+        for index in hunk.iter().flat_map(DiffOp::new_range) {
+            let line = new_lines[index];
+            let counts = match classify(line) {
+                Some(Placeholder::Says) => true,
+                Some(Placeholder::Bare) => block_gone,
+                None => false,
+            };
+            if counts {
+                found.push((index as u64 + 1, line.trim_end().to_owned()));
+                if found.len() == MAX_PLACEHOLDERS {
+                    return found;
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Number of lines in `text`, counting a final line without a newline.
