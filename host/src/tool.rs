@@ -21,7 +21,7 @@ use crate::outcome::Outcome;
 use crate::sandbox::ModeSnapshot;
 use crate::state::{HostState, MemoryLimit};
 use crate::sweeps::Sweeps;
-use crate::{COMPONENT, MIN_MEMORY_LIMIT_BYTES, Options, Root};
+use crate::{COMPONENT, COMPONENT_KEY, MIN_MEMORY_LIMIT_BYTES, Options, Root};
 
 /// The compiled component and the engine that runs it. Cheap to share
 /// between threads; each call is independent.
@@ -47,12 +47,17 @@ impl WriteTool {
     /// Compile the embedded component (or load it from the compile cache
     /// that `options.cache` names).
     pub fn new(options: Options) -> wasmtime::Result<WriteTool> {
-        Self::from_component_bytes(COMPONENT, options)
+        Self::build(COMPONENT, Some(COMPONENT_KEY), options)
     }
 
     /// Compile (or load from the cache) a component given as bytes, for
     /// example a `.wasm` built separately.
     pub fn from_component_bytes(bytes: &[u8], options: Options) -> wasmtime::Result<WriteTool> {
+        Self::build(bytes, None, options)
+    }
+
+    /// The tool for `bytes`, whose cache key is `key` if known.
+    fn build(bytes: &[u8], key: Option<&str>, options: Options) -> wasmtime::Result<WriteTool> {
         // Settings that would fail open or fail every call: refused now.
         if options.timeout.is_zero() {
             return Err(wasmtime::Error::msg(
@@ -77,7 +82,7 @@ impl WriteTool {
         };
         let component = options
             .cache
-            .component(&engine, bytes, load)
+            .component(&engine, bytes, key, load)
             .map_err(|err| {
                 if options.memory_limit_bytes < MIN_MEMORY_LIMIT_BYTES {
                     err.context(format!(
