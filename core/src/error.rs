@@ -66,6 +66,16 @@ pub enum ErrorKind {
     Storage,
     /// The call was cancelled before its commit point.
     Cancelled,
+    /// The journal could not record the change.
+    Journal,
+    /// The host keeps no journal, or refuses this request.
+    HostRefused,
+    /// The journal has no such change or checkpoint.
+    NoSuchChange,
+    /// A revert would undo changes made since.
+    RevertConflict,
+    /// A saved content is missing or no longer what was saved.
+    SavedAltered,
     /// Another I/O failure.
     Io,
     /// A host or runtime failure with no better kind.
@@ -85,16 +95,23 @@ impl ErrorKind {
             | K::TrailingSlash
             | K::ParentNotDirectory
             | K::Unencodable
-            | K::Placeholder => ErrorCode::InvalidParam,
+            | K::Placeholder
+            | K::NoSuchChange => ErrorCode::InvalidParam,
             K::OutsideRoot | K::NotAllowed | K::LinkLoop | K::Protected | K::NotRegularFile => {
                 ErrorCode::AccessDenied
             }
-            K::OsRefused | K::ReadOnlyRoot => ErrorCode::PermissionDenied,
+            K::OsRefused | K::ReadOnlyRoot | K::HostRefused => ErrorCode::PermissionDenied,
             K::IsDirectory => ErrorCode::IsDirectory,
-            K::Changed | K::Vanished | K::Exists | K::SharedFile => ErrorCode::Conflict,
-            K::ExistingTooLarge | K::Storage | K::Cancelled | K::Io | K::Execution => {
-                ErrorCode::ExecutionError
+            K::Changed | K::Vanished | K::Exists | K::SharedFile | K::RevertConflict => {
+                ErrorCode::Conflict
             }
+            K::ExistingTooLarge
+            | K::Storage
+            | K::Cancelled
+            | K::Journal
+            | K::SavedAltered
+            | K::Io
+            | K::Execution => ErrorCode::ExecutionError,
         }
     }
 }
@@ -133,6 +150,13 @@ impl ToolError {
     /// The message the caller reads.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The same failure, its message introduced by `prefix` (which file of
+    /// several it is about).
+    pub fn prefixed(mut self, prefix: &str) -> Self {
+        self.message = format!("{prefix}: {}", self.message);
+        self
     }
 
     /// The error envelope for this failure.
@@ -338,6 +362,97 @@ impl ToolError {
                 "The existing file is {len} bytes, more than the {limit} bytes this tool reads to \
                  diff and replace a file; nothing was written."
             ),
+        )
+    }
+
+    /// The journal could not record the change (`why`): the write is
+    /// refused, since a write never goes unrecorded while it is on.
+    #[cold]
+    pub fn journal(why: &str) -> Self {
+        Self::new(
+            ErrorKind::Journal,
+            format!(
+                "The journal could not record this change: {why}. Nothing was written. Free \
+                 space in the journal's directory (`write-tool journal gc` drops old changes), \
+                 or turn the journal off (`--no-journal`)."
+            ),
+        )
+    }
+
+    /// The host keeps no journal: nothing can be undone.
+    #[cold]
+    pub fn no_journal() -> Self {
+        Self::new(
+            ErrorKind::HostRefused,
+            "This host keeps no journal, so changes cannot be undone: it has to grant the tool \
+             a directory for it (WRITE_TOOL_JOURNAL). Nothing was changed.",
+        )
+    }
+
+    /// `write_many` without a journal: its all-or-nothing rests on it.
+    #[cold]
+    pub fn no_journal_for_many() -> Self {
+        Self::new(
+            ErrorKind::HostRefused,
+            "write_many needs the journal, which this host does not keep: a crash between two \
+             renames could not be rolled back, so the writes would not be all or nothing. \
+             Write the files one by one, or grant the tool a journal directory \
+             (WRITE_TOOL_JOURNAL). Nothing was written.",
+        )
+    }
+
+    /// The host does not let calls do `what`.
+    #[cold]
+    pub fn host_refuses(what: &str) -> Self {
+        Self::new(
+            ErrorKind::HostRefused,
+            format!("The host does not let calls {what}. Nothing was changed."),
+        )
+    }
+
+    /// No change or checkpoint of that name in the journal.
+    #[cold]
+    pub fn no_such_change(what: &str) -> Self {
+        Self::new(
+            ErrorKind::NoSuchChange,
+            format!(
+                "The journal has no {what} (it may have been dropped by the journal's bounds). \
+                 Nothing was changed."
+            ),
+        )
+    }
+
+    /// A revert would lose changes made since the ones it undoes.
+    #[cold]
+    pub fn revert_conflict(paths: &[String], lost: &str) -> Self {
+        Self::new(
+            ErrorKind::RevertConflict,
+            format!(
+                "{} changed since the change being reverted: {}. Nothing was changed. Reverting \
+                 anyway ('force': true) loses what this diff shows:\n{lost}",
+                if paths.len() == 1 { "A file" } else { "Files" },
+                paths
+                    .iter()
+                    .map(|p| format!("'{p}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    }
+
+    /// The content the journal saved for `path` cannot be restored.
+    #[cold]
+    pub fn saved_altered(path: &str, missing: bool) -> Self {
+        Self::new(
+            ErrorKind::SavedAltered,
+            if missing {
+                format!("The journal's saved content of '{path}' is gone; nothing was changed.")
+            } else {
+                format!(
+                    "The journal's saved content of '{path}' was changed since it was saved (its \
+                     digest differs); it is not restored, and nothing was changed."
+                )
+            },
         )
     }
 

@@ -35,6 +35,7 @@ mod error;
 mod format;
 mod fs;
 mod git;
+pub mod journal;
 mod params;
 mod path;
 mod pipeline;
@@ -47,8 +48,10 @@ pub use diff::DiffLimits;
 pub use error::{ErrorCode, ErrorKind, ToolError};
 pub use fs::Durability;
 pub use fs::sys::{Dir, environment, preopens};
-pub use params::{Request, parse_call};
-pub use pipeline::{Config, call, write};
+pub use params::{
+    Call, JournalRequest, ManyRequest, Request, RevertRequest, RevertTarget, parse_any, parse_call,
+};
+pub use pipeline::{Config, call, checkpoint, revert, write, write_many};
 pub use protect::{ProtectError, ProtectErrorKind, Protection};
 pub use roots::Roots;
 pub use write_tool_wire as wire;

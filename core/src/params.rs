@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use write_tool_wire::echo;
 pub use write_tool_wire::request::ToolName;
-use write_tool_wire::request::{SHAPES, ShapeError, unwrap};
+use write_tool_wire::request::{self as shapes, SHAPES, ShapeError, unwrap};
 
 use crate::error::ToolError;
 
@@ -72,6 +72,229 @@ impl Request {
     /// The `params_input` echo of typed arguments.
     pub fn echo(&self) -> Value {
         echo::typed(&self.path, &self.content, self.dry_run)
+    }
+}
+
+/// Any request the tool takes (`docs/contract.md#requests`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    /// Write one file.
+    Write(Request),
+    /// Write several files, all or none.
+    Many(ManyRequest),
+    /// Undo changes.
+    Revert(RevertRequest),
+    /// Mark a point to revert to.
+    Checkpoint(String),
+    /// The host's own look at the journal.
+    Journal(JournalRequest),
+}
+
+/// `write_many`: the writes, each a `Write` request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManyRequest {
+    /// The writes, in order.
+    pub writes: Vec<Request>,
+    /// Compute everything, change nothing.
+    pub dry_run: bool,
+}
+
+/// `revert`: what to undo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevertRequest {
+    /// The change, or the checkpoint, to go back before.
+    pub target: RevertTarget,
+    /// Compute everything, change nothing.
+    pub dry_run: bool,
+    /// Revert even files changed since, losing those changes.
+    pub force: bool,
+}
+
+/// What a revert goes back before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RevertTarget {
+    /// The latest change.
+    Latest,
+    /// The change with this id.
+    Change(String),
+    /// Every change since the checkpoint of this name.
+    Checkpoint(String),
+}
+
+/// The host's requests on the journal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JournalRequest {
+    /// The records, newest first, of a path or all.
+    History {
+        /// Only changes of this path.
+        path: Option<String>,
+    },
+    /// Check the chain of records.
+    Verify,
+    /// Apply the bounds now.
+    Gc,
+}
+
+/// Parse raw call input into any request the tool takes. Always returns
+/// the echo, and the request or the reason there is none.
+pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>) {
+    let object = match parse_strict(input) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => {
+            return (
+                empty(),
+                Err(ToolError::invalid_param("Arguments must be a JSON object.")),
+            );
+        }
+        Err(e) => return (empty(), Err(e)),
+    };
+    let call = match unwrap(object, parse_strict) {
+        Ok(call) => call,
+        Err(e) => return (empty(), Err(shape_error(e))),
+    };
+    let args = call.arguments;
+    let name = call.name.unwrap_or_else(|| {
+        // The arguments alone: their keys say which request they are.
+        let has = |key: &str| args.contains_key(key);
+        if has("journal") {
+            shapes::JOURNAL
+        } else if has("writes") {
+            shapes::WRITE_MANY
+        } else if (has("change_id") || has("to")) && !has("content") {
+            shapes::REVERT
+        } else if has("checkpoint") && !has("content") {
+            shapes::CHECKPOINT
+        } else {
+            ToolName::Write.as_str()
+        }
+        .to_owned()
+    });
+    let echo = || echo::arguments(args.clone());
+    match name.as_str() {
+        shapes::WRITE_MANY => {
+            let result = many(&args);
+            (echo_many(args), result.map(Call::Many))
+        }
+        shapes::REVERT => (echo(), revert(&args).map(Call::Revert)),
+        shapes::CHECKPOINT => (echo(), checkpoint(&args).map(Call::Checkpoint)),
+        shapes::JOURNAL => (echo(), journal(&args).map(Call::Journal)),
+        other => match ToolName::parse(other) {
+            Some(tool) => {
+                let (echo, result) = request_from(args, tool);
+                (echo, result.map(Call::Write))
+            }
+            None => (
+                empty(),
+                Err(ToolError::invalid_param(format!(
+                    "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file'), \
+                     with 'write_many', 'revert' and 'checkpoint'.",
+                    truncate(other, 64)
+                ))),
+            ),
+        },
+    }
+}
+
+/// `write_many`'s arguments.
+fn many(args: &Map<String, Value>) -> Result<ManyRequest, ToolError> {
+    let dry_run = flag(args, "dry_run", false)?;
+    let Some(writes) = args.get("writes") else {
+        return Err(missing("writes"));
+    };
+    let Value::Array(items) = writes else {
+        return Err(wrong_type("writes", "an array of write arguments"));
+    };
+    if items.is_empty() {
+        return Err(ToolError::invalid_param(
+            "Parameter 'writes' is empty: give one write or more.",
+        ));
+    }
+    let mut requests = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let Value::Object(item) = item else {
+            return Err(wrong_type(&format!("writes[{i}]"), "an object"));
+        };
+        if item.contains_key("dry_run") {
+            return Err(ToolError::invalid_param(format!(
+                "writes[{i}] has 'dry_run': give it once, beside 'writes'."
+            )));
+        }
+        let content = match item.get("content") {
+            Some(Value::String(text)) => Some(text.clone()),
+            _ => None,
+        };
+        let mut request = fields(item, content, ToolName::Write)
+            .map_err(|e| ToolError::invalid_param(format!("writes[{i}]: {}", e.message())))?;
+        request.dry_run = dry_run;
+        requests.push(request);
+    }
+    Ok(ManyRequest {
+        writes: requests,
+        dry_run,
+    })
+}
+
+/// The echo of `write_many`'s arguments, each content elided as a write's
+/// is.
+fn echo_many(mut args: Map<String, Value>) -> Value {
+    if let Some(Value::Array(items)) = args.get_mut("writes") {
+        for item in items {
+            if let Value::Object(item) = item
+                && let Some(Value::String(text)) = item.get("content")
+            {
+                let elided = echo::content(text);
+                item.insert("content".into(), elided);
+            }
+        }
+    }
+    echo::arguments(args)
+}
+
+/// `revert`'s arguments.
+fn revert(args: &Map<String, Value>) -> Result<RevertRequest, ToolError> {
+    let text = |name: &str| match args.get(name) {
+        None => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_owned())),
+        Some(_) => Err(wrong_type(name, "a non-empty string")),
+    };
+    let target = match (text("change_id")?, text("to")?) {
+        (Some(_), Some(_)) => {
+            return Err(ToolError::invalid_param(
+                "Give 'change_id' or 'to', not both.",
+            ));
+        }
+        (Some(id), None) => RevertTarget::Change(id),
+        (None, Some(name)) => RevertTarget::Checkpoint(name),
+        (None, None) => RevertTarget::Latest,
+    };
+    Ok(RevertRequest {
+        target,
+        dry_run: flag(args, "dry_run", false)?,
+        force: flag(args, "force", false)?,
+    })
+}
+
+/// `checkpoint`'s arguments: its name.
+fn checkpoint(args: &Map<String, Value>) -> Result<String, ToolError> {
+    match args.get("checkpoint") {
+        Some(Value::String(name)) if !name.trim().is_empty() && name.len() <= 200 => {
+            Ok(name.trim().to_owned())
+        }
+        Some(_) => Err(wrong_type("checkpoint", "a name of 1 to 200 bytes")),
+        None => Err(missing("checkpoint")),
+    }
+}
+
+/// The host's `journal` request: `{"journal": "history" | "verify" | "gc",
+/// "path": …}`.
+fn journal(args: &Map<String, Value>) -> Result<JournalRequest, ToolError> {
+    match args.get("journal").and_then(Value::as_str) {
+        Some("history") => Ok(JournalRequest::History {
+            path: args.get("path").and_then(Value::as_str).map(str::to_owned),
+        }),
+        Some("verify") => Ok(JournalRequest::Verify),
+        Some("gc") => Ok(JournalRequest::Gc),
+        _ => Err(wrong_type("journal", "\"history\", \"verify\" or \"gc\"")),
     }
 }
 

@@ -15,9 +15,15 @@
 mod bindings;
 
 use bindings::exports::tool as wit;
+use std::sync::Arc;
 use write_tool_core::wire::settings::Settings;
 use write_tool_core::wire::{echo, messages};
-use write_tool_core::{Config, Request, Roots, ToolError, environment, parse_call, preopens};
+
+use write_tool_core::journal::{Bounds, Journal};
+use write_tool_core::{
+    Config, ManyRequest, Request, RevertRequest, RevertTarget, Roots, ToolError, environment,
+    parse_call, preopens,
+};
 
 /// What a call runs with: the host's configuration and roots.
 struct Setup {
@@ -26,17 +32,41 @@ struct Setup {
 }
 
 /// The host's settings and roots, or why the tool cannot run with them.
+/// The preopen `WRITE_TOOL_JOURNAL` names is the journal, never a root.
 fn setup() -> Result<Setup, ToolError> {
-    let config = Settings::from_env(environment())
-        .map_err(|e| e.to_string())
-        .and_then(|settings| Config::from_settings(&settings).map_err(|e| e.to_string()))
-        .map_err(|e| {
-            ToolError::execution(format!(
-                "{}{e}. Nothing was written.",
-                messages::INVALID_SETTINGS
-            ))
-        })?;
-    let roots = Roots::from_preopens(preopens()).ok_or_else(|| {
+    let invalid = |e: String| {
+        ToolError::execution(format!(
+            "{}{e}. Nothing was written.",
+            messages::INVALID_SETTINGS
+        ))
+    };
+    let settings = Settings::from_env(environment()).map_err(|e| invalid(e.to_string()))?;
+    let mut config = Config::from_settings(&settings).map_err(|e| invalid(e.to_string()))?;
+    let mut preopens = preopens();
+    if let Some(name) = &settings.journal {
+        let Some(at) = preopens.iter().position(|(_, n)| n == name) else {
+            return Err(invalid(format!(
+                "WRITE_TOOL_JOURNAL names '{name}', which is not a directory the host preopened"
+            )));
+        };
+        let (dir, _) = preopens.remove(at);
+        // Other preopens of the same directory would make it a root too.
+        if preopens.iter().any(|(other, _)| other.is_same(&dir)) {
+            return Err(invalid(
+                "the journal's directory is also preopened as a root".to_owned(),
+            ));
+        }
+        let bounds = Bounds {
+            max_bytes: settings.journal_max_bytes,
+            max_changes: settings.journal_max_changes,
+            max_age_ms: i64::try_from(settings.journal_max_age_days.saturating_mul(86_400_000))
+                .unwrap_or(i64::MAX),
+        };
+        let journal = Journal::open(dir, bounds)
+            .map_err(|e| ToolError::journal(&format!("its directory could not be set up ({e})")))?;
+        config.journal = Some(Arc::new(journal));
+    }
+    let roots = Roots::from_preopens(preopens).ok_or_else(|| {
         ToolError::execution(
             "The host gave the tool no directory: preopen the project root. Nothing was written.",
         )
@@ -66,6 +96,51 @@ impl wit::Guest for Component {
             Err(err) => err.into_envelope(0, parse_call(&arguments).0, None),
         }
         .to_json()
+    }
+
+    fn write_many(writes: Vec<wit::FileWrite>, dry_run: bool) -> wit::Envelope {
+        let request = ManyRequest {
+            writes: writes
+                .into_iter()
+                .map(|w| Request::new(w.path, w.content, dry_run))
+                .collect(),
+            dry_run,
+        };
+        let envelope = match setup() {
+            Ok(Setup { config, roots }) => write_tool_core::write_many(&roots, &request, &config),
+            Err(err) => err.into_envelope(0, serde_json::json!({"dry_run": dry_run}), None),
+        };
+        envelope.into()
+    }
+
+    fn revert(change_id: String, dry_run: bool) -> wit::Envelope {
+        let target = if change_id.trim().is_empty() {
+            RevertTarget::Latest
+        } else {
+            RevertTarget::Change(change_id.trim().to_owned())
+        };
+        let request = RevertRequest {
+            target,
+            dry_run,
+            force: false,
+        };
+        let envelope = match setup() {
+            Ok(Setup { config, roots }) => write_tool_core::revert(&roots, &request, &config),
+            Err(err) => err.into_envelope(
+                0,
+                serde_json::json!({"change_id": change_id, "dry_run": dry_run}),
+                None,
+            ),
+        };
+        envelope.into()
+    }
+
+    fn checkpoint(name: String) -> wit::Envelope {
+        let envelope = match setup() {
+            Ok(Setup { config, roots }) => write_tool_core::checkpoint(&roots, &name, &config),
+            Err(err) => err.into_envelope(0, serde_json::json!({"checkpoint": name}), None),
+        };
+        envelope.into()
     }
 
     fn definition() -> String {

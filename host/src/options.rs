@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use write_tool_wire::defaults;
 
-use crate::{CompileCache, Durability};
+use crate::{CompileCache, Durability, JournalChoice};
 
 /// The smallest [`Options::memory_limit_bytes`]: the component's linear
 /// memory starts at 8 MiB (`guest/build.rs`), and below that it cannot be
@@ -67,6 +67,14 @@ pub struct Options {
     /// server copies it once: its calls run faster from the copy;
     /// BENCHMARKS.md#start-up).
     pub pool_instances: bool,
+    /// Where journals are kept (`docs/contract.md#journal`): a root gets
+    /// one when it is opened through [`Options::root`] (default: off; the
+    /// CLI's default is on).
+    pub journal: JournalChoice,
+    /// Let calls revert changes and set checkpoints (default true). Off,
+    /// `call` refuses them and the MCP server does not list them: only the
+    /// host's own commands ([`WriteTool::call_as_host`](crate::WriteTool::call_as_host)) can.
+    pub model_revert: bool,
 }
 
 impl Default for Options {
@@ -86,6 +94,33 @@ impl Default for Options {
             cache: CompileCache::from_env(),
             max_concurrent_calls: 100,
             pool_instances: true,
+            journal: JournalChoice::Off,
+            model_revert: true,
+        }
+    }
+}
+
+impl Options {
+    /// Open `paths` as roots (the first the project root), with the journal
+    /// these options choose attached (`docs/contract.md#journal`).
+    ///
+    /// # Ambient Authority
+    ///
+    /// As [`Root::open_all`](crate::Root::open_all).
+    pub fn root<P: AsRef<std::path::Path>>(
+        &self,
+        paths: impl IntoIterator<Item = P>,
+        ambient: cap_std::AmbientAuthority,
+    ) -> std::io::Result<crate::Root> {
+        let root = crate::Root::open_all(paths, ambient)?;
+        self.attach_journal(root)
+    }
+
+    /// `root` with the journal these options choose for it.
+    pub fn attach_journal(&self, root: crate::Root) -> std::io::Result<crate::Root> {
+        match self.journal.dir_for(root.path())? {
+            Some(dir) => root.with_journal(dir),
+            None => Ok(root),
         }
     }
 }

@@ -33,6 +33,9 @@ impl<'e> From<&'e wit::Envelope> for Outcome<'e> {
             operation: env.data.as_ref().map(|d| match d.operation {
                 wit::Operation::Create => Operation::Create,
                 wit::Operation::Update => Operation::Update,
+                wit::Operation::Delete => Operation::Delete,
+                wit::Operation::Many => Operation::Many,
+                wit::Operation::Checkpoint => Operation::Checkpoint,
             }),
             bytes_written: env.stats.bytes_written.unwrap_or(0),
             path_resolved: env.context.path_resolved.as_deref(),

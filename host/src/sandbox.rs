@@ -25,6 +25,11 @@ pub struct Root {
     /// The guest's preopens, opened once and shared by every call: one
     /// set read-write, one read-only.
     preopens: [WasiFilesystemCtx; 2],
+    /// How the project root is named among them.
+    naming: ProjectPreopen,
+    /// The journal's directory, if changes are recorded
+    /// (`crate::journal`).
+    journal: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Root {
@@ -110,12 +115,61 @@ impl Root {
     ) -> io::Result<Root> {
         let mut root = Root::open_all(paths, ambient)?;
         if naming != ProjectPreopen::Dot {
-            root.preopens = [
-                preopens(&root.project, &root.others, FsPerms::ReadWrite, naming)?,
-                preopens(&root.project, &root.others, FsPerms::ReadOnly, naming)?,
-            ];
+            root.naming = naming;
+            root.reopen()?;
         }
         Ok(root)
+    }
+
+    /// The same roots, with every change recorded in the journal at
+    /// `journal` (`docs/contract.md#journal`), a directory the guest gets
+    /// as one more preopen, never as a root. Where it lies inside a root,
+    /// it is protected there.
+    ///
+    /// # Ambient Authority
+    ///
+    /// `journal` is opened by path, as the roots are.
+    pub fn with_journal(mut self, journal: impl AsRef<Path>) -> io::Result<Root> {
+        self.journal = Some(journal.as_ref().canonicalize()?);
+        self.reopen()?;
+        Ok(self)
+    }
+
+    /// The journal's directory, if changes are recorded.
+    pub fn journal(&self) -> Option<&Path> {
+        self.journal.as_deref()
+    }
+
+    /// Open the guest's preopens again, after a change to what they are.
+    fn reopen(&mut self) -> io::Result<()> {
+        let journal = self.journal.as_deref();
+        self.preopens = [
+            preopens(
+                &self.project,
+                &self.others,
+                FsPerms::ReadWrite,
+                self.naming,
+                journal,
+            )?,
+            preopens(
+                &self.project,
+                &self.others,
+                FsPerms::ReadOnly,
+                self.naming,
+                journal,
+            )?,
+        ];
+        Ok(())
+    }
+
+    /// What the guest needs to find the journal, as settings: its preopen's
+    /// name, and globs that protect it where it lies inside a root.
+    pub(crate) fn journal_env(&self) -> Option<(String, Vec<String>)> {
+        let journal = self.journal.as_deref()?;
+        Some((
+            crate::journal::PREOPEN.to_owned(),
+            crate::journal::protect_globs(journal, self.paths()),
+        ))
     }
 
     /// Open several allowed roots (`docs/contract.md#several-roots`). The
@@ -152,13 +206,15 @@ impl Root {
         let others: Vec<Opened> = opened.collect();
         let naming = ProjectPreopen::Dot;
         let preopens = [
-            preopens(&project, &others, FsPerms::ReadWrite, naming)?,
-            preopens(&project, &others, FsPerms::ReadOnly, naming)?,
+            preopens(&project, &others, FsPerms::ReadWrite, naming, None)?,
+            preopens(&project, &others, FsPerms::ReadOnly, naming, None)?,
         ];
         Ok(Root {
             project,
             others,
             preopens,
+            naming,
+            journal: None,
         })
     }
 
@@ -227,6 +283,7 @@ fn preopens(
     others: &[Opened],
     perms: FsPerms,
     naming: ProjectPreopen,
+    journal: Option<&Path>,
 ) -> io::Result<WasiFilesystemCtx> {
     let mut builder = WasiCtxBuilder::new();
     // Must precede `preopened_dir`, which captures it. The host is
@@ -243,6 +300,13 @@ fn preopens(
         for name in &root.names {
             builder.preopened_dir(&root.path, name, perms).map_err(io)?;
         }
+    }
+    // The journal is written whatever the roots' permissions: a read-only
+    // root refuses every write before the journal is reached.
+    if let Some(journal) = journal {
+        builder
+            .preopened_dir(journal, crate::journal::PREOPEN, FsPerms::ReadWrite)
+            .map_err(io)?;
     }
     Ok(std::mem::take(builder.build().filesystem()))
 }

@@ -120,7 +120,15 @@ impl WriteTool {
     /// Always returns an envelope: failures of the guest itself (time bound,
     /// memory cap, trap) become `EXECUTION_ERROR` envelopes.
     pub fn call(&self, root: &Root, arguments: &str) -> String {
-        self.call_gated(root, arguments, None)
+        self.call_gated(root, arguments, None, Caller::Model)
+    }
+
+    /// [`call`](Self::call) for the host's own commands (`write-tool undo`,
+    /// `history`, `checkpoint`, `journal`): reverting and the journal's
+    /// `history`, `verify` and `gc` requests are allowed whatever
+    /// [`Options::model_revert`] says. Never hand this to a model.
+    pub fn call_as_host(&self, root: &Root, arguments: &str) -> String {
+        self.call_gated(root, arguments, None, Caller::Host)
     }
 
     /// [`call`](Self::call), for a call its client may cancel: once
@@ -130,17 +138,23 @@ impl WriteTool {
     /// Nothing else stops it: a dry run, which has no commit point, is
     /// answered as usual.
     pub fn call_cancellable(&self, root: &Root, arguments: &str, cancel: &Cancel) -> String {
-        self.call_gated(root, arguments, Some(cancel))
+        self.call_gated(root, arguments, Some(cancel), Caller::Model)
     }
 
-    fn call_gated(&self, root: &Root, arguments: &str, cancel: Option<&Cancel>) -> String {
+    fn call_gated(
+        &self,
+        root: &Root,
+        arguments: &str,
+        cancel: Option<&Cancel>,
+        caller: Caller,
+    ) -> String {
         let start = Instant::now();
         let path = path_of(arguments);
         let snapshot = path.as_deref().and_then(|p| ModeSnapshot::take(root, p));
         let sweep = path
             .as_deref()
             .is_none_or(|p| self.sweeps.needed(root.path(), p));
-        let result = self.invoke(root, sweep, cancel, |guest, store| {
+        let result = self.invoke(root, sweep, cancel, caller, |guest, store| {
             guest.call_call(store, arguments)
         });
         match result {
@@ -173,7 +187,7 @@ impl WriteTool {
         let start = Instant::now();
         let snapshot = ModeSnapshot::take(root, path);
         let sweep = self.sweeps.needed(root.path(), path);
-        let result = self.invoke(root, sweep, None, |guest, store| {
+        let result = self.invoke(root, sweep, None, Caller::Model, |guest, store| {
             guest.call_write(store, path, content, dry_run)
         });
         match result {
@@ -281,14 +295,35 @@ impl WriteTool {
         root: &Root,
         sweep: bool,
         cancel: Option<&Cancel>,
+        caller: Caller,
         f: impl FnOnce(&Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, Failure> {
         let stderr = MemoryOutputPipe::new(self.options.stderr_capacity);
-        let wasi = if sweep {
+        let journal = root.journal_env();
+        let wasi = if sweep && journal.is_none() && caller == Caller::Model {
             root.wasi_ctx(stderr, self.options.read_only, &self.env)
         } else {
             let mut env = self.env.clone();
-            env.push((settings::SWEEP_TEMPS, "false".to_owned()));
+            if !sweep {
+                env.push((settings::SWEEP_TEMPS, "false".to_owned()));
+            }
+            if let Some((name, protect)) = journal {
+                env.push((settings::JOURNAL, name));
+                if !protect.is_empty() {
+                    match env.iter_mut().find(|(k, _)| *k == settings::PROTECT) {
+                        Some((_, globs)) => {
+                            globs.push('\n');
+                            globs.push_str(&protect.join("\n"));
+                        }
+                        None => env.push((settings::PROTECT, protect.join("\n"))),
+                    }
+                }
+            }
+            if caller == Caller::Host {
+                env.retain(|(k, _)| *k != settings::REVERT);
+                env.push((settings::REVERT, "true".to_owned()));
+                env.push((settings::ADMIN, "true".to_owned()));
+            }
             root.wasi_ctx(stderr, self.options.read_only, &env)
         };
         let mut store = self.store(wasi, cancel);
@@ -304,7 +339,16 @@ impl WriteTool {
     }
 }
 
-/// The guest's settings for `options`.
+/// Who makes a call: a model (through any surface), or the host's own
+/// commands, which may revert and read the journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    Model,
+    Host,
+}
+
+/// The guest's settings for `options` (the journal is a root's, added per
+/// call).
 fn settings_of(options: &Options) -> Settings {
     Settings {
         max_content_bytes: options.max_content_bytes,
@@ -316,5 +360,7 @@ fn settings_of(options: &Options) -> Settings {
         durability: options.durability,
         sweep_temps: true,
         refuse_placeholders: options.refuse_placeholders,
+        revert: options.model_revert,
+        ..Settings::default()
     }
 }

@@ -119,6 +119,20 @@ pub struct Data {
     pub line_endings: Option<String>,
     pub lock: Option<Lock>,
     pub warnings: Vec<Warning>,
+    #[serde(default)]
+    pub change_id: Option<String>,
+    #[serde(default)]
+    pub files: Vec<FileResult>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileResult {
+    pub path: String,
+    pub operation: String,
+    pub bytes_written: u64,
+    pub lines_added: u64,
+    pub lines_removed: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

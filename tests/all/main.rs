@@ -26,6 +26,8 @@ mod escape;
 mod format;
 /// Git's hooks and configuration outside `.git`, against a real `git`.
 mod git;
+/// The journal: records, revert, checkpoints, write_many, the chain.
+mod journal;
 /// Host limits: content size, memory cap, time bound.
 mod limits;
 /// Another thread swaps parts of the path for outward links mid-write.

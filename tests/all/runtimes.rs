@@ -177,7 +177,69 @@ fn the_exports_are_the_tool_and_nothing_a_model_could_loosen() {
         .filter(|(_, item)| matches!(item.ty, ComponentItem::ComponentFunc(_)))
         .map(|(name, _)| name)
         .collect();
-    assert_eq!(functions, ["write", "call", "definition"]);
+    // Reverting and checkpoints change files only as the journal recorded
+    // them; a host that keeps them from the model says so in a setting
+    // (`WRITE_TOOL_REVERT=false`).
+    assert_eq!(
+        functions,
+        [
+            "write",
+            "call",
+            "write-many",
+            "revert",
+            "checkpoint",
+            "definition"
+        ]
+    );
+}
+
+/// Undo under plain wasmtime: the journal granted as one more preopen
+/// and named by `WRITE_TOOL_JOURNAL`, as Wassette, the wasmtime CLI or
+/// wasmtime-py would grant it. No path a call gives reaches it: not its
+/// absolute name, not `..`, not a link from the root.
+#[test]
+fn undo_works_with_the_journal_granted_as_a_preopen_that_no_path_reaches() {
+    let p = Project::new();
+    let journal = p.base().join("journal");
+    std::fs::create_dir(&journal).expect("journal");
+    let mut grant = Grant::directory(&p.root_dir());
+    grant.preopens.push((journal.clone(), "journal".to_owned()));
+    grant
+        .env
+        .push(("WRITE_TOOL_JOURNAL".to_owned(), "journal".to_owned()));
+    p.write("a.txt", "one\n");
+    let written = write(&grant, "a.txt", "two\n", false);
+    let id = written["data"]["change-id"]
+        .as_str()
+        .expect("a change id")
+        .to_owned();
+    let reverted = runtime().invoke(&grant, "revert", json!({"change-id": id, "dry-run": false}));
+    assert_eq!(reverted["result"]["status"], "success", "{reverted}");
+    assert_eq!(p.read_string("a.txt"), "one\n");
+    let mark = runtime().invoke(&grant, "checkpoint", json!({"name": "here"}));
+    assert_eq!(mark["result"]["data"]["operation"], "checkpoint", "{mark}");
+    p.symlink(journal.to_str().expect("utf-8"), "into-journal");
+    let before = crate::support::Tree::of(&journal);
+    let absolute = format!("{}/log", journal.display());
+    for (tool, path) in [
+        ("write_file", absolute.as_str()),
+        ("Write", "../journal/log"),
+        ("Write", "into-journal/log"),
+    ] {
+        let env = call(
+            &grant,
+            json!({"name": tool, "arguments": {"path": path, "content": "forged"}}),
+        );
+        env.assert_error("ACCESS_DENIED");
+    }
+    assert_eq!(crate::support::Tree::of(&journal), before);
+    // The preopen's own name is no path: `journal/log` is the project's.
+    let env = call(
+        &grant,
+        json!({"name": "write_file", "arguments": {"path": "journal/log", "content": "mine"}}),
+    );
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(p.read_string("journal/log"), "mine");
 }
 
 #[test]

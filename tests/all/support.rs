@@ -48,6 +48,36 @@ impl Project {
         Project::named(ProjectPreopen::Dot)
     }
 
+    /// A project whose changes are recorded in a journal beside the root
+    /// (`journal/`, outside it).
+    pub fn journaled() -> Project {
+        let mut p = Project::new();
+        let journal = p.base.join("journal");
+        fs::create_dir(&journal).expect("journal");
+        let root = Root::open_all_as(
+            [p.base.join("root")],
+            ProjectPreopen::Dot,
+            ambient_authority(),
+        )
+        .expect("open root");
+        p.root = root.with_journal(&journal).expect("journal");
+        p
+    }
+
+    /// The journal's directory of [`Project::journaled`].
+    pub fn journal(&self) -> PathBuf {
+        self.base.join("journal")
+    }
+
+    /// A host command ([`WriteTool::call_as_host`]), decoded as JSON: the
+    /// envelope's `text` parsed for the journal's own requests.
+    pub fn host(&self, arguments: Value) -> Value {
+        let json = tool().call_as_host(&self.root, &arguments.to_string());
+        let envelope: Value = serde_json::from_str(&json).expect("envelope");
+        assert_eq!(envelope["status"], "success", "{json}");
+        serde_json::from_str(envelope["text"].as_str().expect("text")).expect("JSON text")
+    }
+
     /// A project whose root is preopened as `naming` says.
     pub fn named(naming: ProjectPreopen) -> Project {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -84,6 +84,27 @@ pub enum Operation {
     Create,
     /// The target existed.
     Update,
+    /// The target was removed (a revert of its creation).
+    Delete,
+    /// Several files: see `files` (`write_many`, a revert).
+    Many,
+    /// A checkpoint was set; no file changed.
+    Checkpoint,
+}
+
+/// One file of a change of several (`data.files`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileResult {
+    /// The file, as `path_resolved` names it.
+    pub path: String,
+    /// What happened (or, for a dry run, would happen) to it.
+    pub operation: Operation,
+    /// Bytes written to it.
+    pub bytes_written: u64,
+    /// Lines added (whole diff).
+    pub lines_added: u64,
+    /// Lines removed (whole diff).
+    pub lines_removed: u64,
 }
 
 /// The `data` field.
@@ -112,6 +133,14 @@ pub struct Data {
     pub lock: Option<LockValues>,
     /// Things the caller should look at; empty when there are none.
     pub warnings: Vec<Warning>,
+    /// The journal's id of the change (`docs/contract.md#journal`): what a
+    /// revert names. Absent when nothing was recorded (a dry run, no
+    /// change, no journal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_id: Option<String>,
+    /// The files of a change of several, in order; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileResult>,
 }
 
 /// The lock values of a file, named as the lock parameters are.
@@ -316,6 +345,8 @@ mod tests {
                     line: 3,
                     text: "// ... rest unchanged".into(),
                 }],
+                change_id: None,
+                files: Vec::new(),
             }),
             text: "[Dry Run] Would update 'x' (+0/-0 lines).".into(),
             stats: Stats {

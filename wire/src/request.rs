@@ -56,8 +56,9 @@ impl ToolName {
 }
 
 /// The tool's parameter names: an object with any of them is the
-/// arguments object itself.
-pub const PARAMETERS: [&str; 11] = [
+/// arguments object itself. The last six are those of `write_many`,
+/// `revert`, `checkpoint` and the host's `journal` requests.
+pub const PARAMETERS: [&str; 17] = [
     "path",
     "content",
     "dry_run",
@@ -69,7 +70,23 @@ pub const PARAMETERS: [&str; 11] = [
     "report_sha256",
     "encoding",
     "file_path",
+    "writes",
+    "change_id",
+    "to",
+    "force",
+    "checkpoint",
+    "journal",
 ];
+
+/// The names of the journal's requests (`docs/contract.md#journal`),
+/// beside the write's own ([`ToolName`]).
+pub const WRITE_MANY: &str = "write_many";
+/// Undo a change, or every change since a checkpoint.
+pub const REVERT: &str = "revert";
+/// Mark a point to revert to.
+pub const CHECKPOINT: &str = "checkpoint";
+/// The host's own requests: history, verify, gc.
+pub const JOURNAL: &str = "journal";
 
 /// The request shapes, as a message names them for a caller that sent
 /// none of them.

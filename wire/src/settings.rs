@@ -33,6 +33,23 @@ pub const SYNC: &str = "WRITE_TOOL_SYNC";
 pub const SWEEP_TEMPS: &str = "WRITE_TOOL_SWEEP_TEMPS";
 /// Refuse content with omission placeholders instead of warning.
 pub const REFUSE_PLACEHOLDERS: &str = "WRITE_TOOL_REFUSE_PLACEHOLDERS";
+/// The name of the preopen that holds the journal (`docs/contract.md#journal`).
+pub const JOURNAL: &str = "WRITE_TOOL_JOURNAL";
+/// The journal's bound on its size, in bytes.
+pub const JOURNAL_MAX_BYTES: &str = "WRITE_TOOL_JOURNAL_MAX_BYTES";
+/// The journal's bound on the changes it keeps.
+pub const JOURNAL_MAX_CHANGES: &str = "WRITE_TOOL_JOURNAL_MAX_CHANGES";
+/// The journal's bound on a change's age, in days.
+pub const JOURNAL_MAX_AGE_DAYS: &str = "WRITE_TOOL_JOURNAL_MAX_AGE_DAYS";
+/// Whether calls may revert changes and set checkpoints.
+pub const REVERT: &str = "WRITE_TOOL_REVERT";
+/// Whether calls may read and maintain the journal (`history`, `verify`,
+/// `gc`): the host's own commands, never a model's.
+pub const ADMIN: &str = "WRITE_TOOL_ADMIN";
+/// Most files one `write_many` writes.
+pub const MANY_MAX_FILES: &str = "WRITE_TOOL_MANY_MAX_FILES";
+/// Most bytes of content one `write_many` carries in all.
+pub const MANY_MAX_BYTES: &str = "WRITE_TOOL_MANY_MAX_BYTES";
 
 /// The `write-tool` host's compile cache: `off` turns it off.
 pub const CACHE: &str = "WRITE_TOOL_CACHE";
@@ -127,6 +144,22 @@ pub struct Settings {
     /// Refuse (`INVALID_PARAM`) an update whose content adds an omission
     /// placeholder while it removes lines, instead of warning.
     pub refuse_placeholders: bool,
+    /// The preopen that holds the journal; `None`: no journal, no undo.
+    pub journal: Option<String>,
+    /// The journal's bounds.
+    pub journal_max_bytes: u64,
+    /// The journal's bound on the changes it keeps.
+    pub journal_max_changes: u64,
+    /// The journal's bound on a change's age, in days.
+    pub journal_max_age_days: u64,
+    /// Calls may revert changes and set checkpoints.
+    pub revert: bool,
+    /// Calls may read and maintain the journal.
+    pub admin: bool,
+    /// Most files one `write_many` writes.
+    pub many_max_files: u64,
+    /// Most bytes of content one `write_many` carries in all.
+    pub many_max_bytes: u64,
 }
 
 impl Default for Settings {
@@ -141,6 +174,14 @@ impl Default for Settings {
             durability: Durability::Full,
             sweep_temps: true,
             refuse_placeholders: false,
+            journal: None,
+            journal_max_bytes: defaults::JOURNAL_MAX_BYTES,
+            journal_max_changes: defaults::JOURNAL_MAX_CHANGES,
+            journal_max_age_days: defaults::JOURNAL_MAX_AGE_DAYS,
+            revert: true,
+            admin: false,
+            many_max_files: defaults::MANY_MAX_FILES,
+            many_max_bytes: defaults::MANY_MAX_BYTES,
         }
     }
 }
@@ -199,6 +240,19 @@ impl Settings {
                 }
                 SWEEP_TEMPS => settings.sweep_temps = boolean(name, value)?,
                 REFUSE_PLACEHOLDERS => settings.refuse_placeholders = boolean(name, value)?,
+                JOURNAL => {
+                    if value.is_empty() {
+                        return Err(invalid(name, value, "the name of a preopened directory"));
+                    }
+                    settings.journal = Some(value.to_owned());
+                }
+                JOURNAL_MAX_BYTES => settings.journal_max_bytes = positive(name, value)?,
+                JOURNAL_MAX_CHANGES => settings.journal_max_changes = positive(name, value)?,
+                JOURNAL_MAX_AGE_DAYS => settings.journal_max_age_days = positive(name, value)?,
+                REVERT => settings.revert = boolean(name, value)?,
+                ADMIN => settings.admin = boolean(name, value)?,
+                MANY_MAX_FILES => settings.many_max_files = positive(name, value)?,
+                MANY_MAX_BYTES => settings.many_max_bytes = positive(name, value)?,
                 _ if HOST_ONLY.contains(&name) => {}
                 _ => {
                     return Err(SettingsError(format!(
@@ -244,6 +298,39 @@ impl Settings {
         if self.refuse_placeholders != default.refuse_placeholders {
             vars.push((REFUSE_PLACEHOLDERS, flag(self.refuse_placeholders)));
         }
+        if let Some(journal) = &self.journal {
+            vars.push((JOURNAL, journal.clone()));
+        }
+        let numbers = [
+            (
+                JOURNAL_MAX_BYTES,
+                self.journal_max_bytes,
+                default.journal_max_bytes,
+            ),
+            (
+                JOURNAL_MAX_CHANGES,
+                self.journal_max_changes,
+                default.journal_max_changes,
+            ),
+            (
+                JOURNAL_MAX_AGE_DAYS,
+                self.journal_max_age_days,
+                default.journal_max_age_days,
+            ),
+            (MANY_MAX_FILES, self.many_max_files, default.many_max_files),
+            (MANY_MAX_BYTES, self.many_max_bytes, default.many_max_bytes),
+        ];
+        for (name, value, default) in numbers {
+            if value != default {
+                vars.push((name, value.to_string()));
+            }
+        }
+        if self.revert != default.revert {
+            vars.push((REVERT, flag(self.revert)));
+        }
+        if self.admin != default.admin {
+            vars.push((ADMIN, flag(self.admin)));
+        }
         vars
     }
 }
@@ -252,6 +339,14 @@ fn number(name: &str, value: &str) -> Result<u64, SettingsError> {
     value
         .parse()
         .map_err(|_| invalid(name, value, "a whole number"))
+}
+
+/// A whole number above zero: a bound of zero would refuse everything.
+fn positive(name: &str, value: &str) -> Result<u64, SettingsError> {
+    match number(name, value)? {
+        0 => Err(invalid(name, value, "a whole number above zero")),
+        n => Ok(n),
+    }
 }
 
 fn boolean(name: &str, value: &str) -> Result<bool, SettingsError> {
@@ -302,9 +397,17 @@ mod tests {
             durability: Durability::None,
             sweep_temps: false,
             refuse_placeholders: true,
+            journal: Some("write-tool-journal".into()),
+            journal_max_bytes: 1,
+            journal_max_changes: 2,
+            journal_max_age_days: 3,
+            revert: false,
+            admin: true,
+            many_max_files: 4,
+            many_max_bytes: 5,
         };
         let vars = settings.to_env();
-        assert_eq!(vars.len(), 9);
+        assert_eq!(vars.len(), 17);
         assert_eq!(Settings::from_env(vars), Ok(settings));
     }
 

@@ -15,6 +15,16 @@ macro_rules! envelope_into_wit {
             use $crate::{ErrorCode, Operation, Status, WarningKind};
             use $wit as wit;
 
+            fn operation(op: Operation) -> wit::Operation {
+                match op {
+                    Operation::Create => wit::Operation::Create,
+                    Operation::Update => wit::Operation::Update,
+                    Operation::Delete => wit::Operation::Delete,
+                    Operation::Many => wit::Operation::Many,
+                    Operation::Checkpoint => wit::Operation::Checkpoint,
+                }
+            }
+
             impl ::core::convert::From<$crate::Envelope> for wit::Envelope {
                 fn from(env: $crate::Envelope) -> Self {
                     let write = env.stats.write;
@@ -26,10 +36,7 @@ macro_rules! envelope_into_wit {
                         },
                         data: env.data.map(|data| wit::Data {
                             applied: data.applied,
-                            operation: match data.operation {
-                                Operation::Create => wit::Operation::Create,
-                                Operation::Update => wit::Operation::Update,
-                            },
+                            operation: operation(data.operation),
                             diff_preview: data.diff_preview,
                             diff_truncated: data.diff_truncated,
                             encoding: data.encoding,
@@ -51,6 +58,18 @@ macro_rules! envelope_into_wit {
                                     },
                                     line: w.line,
                                     text: w.text,
+                                })
+                                .collect(),
+                            change_id: data.change_id,
+                            files: data
+                                .files
+                                .into_iter()
+                                .map(|f| wit::FileResult {
+                                    path: f.path,
+                                    operation: operation(f.operation),
+                                    bytes_written: f.bytes_written,
+                                    lines_added: f.lines_added,
+                                    lines_removed: f.lines_removed,
                                 })
                                 .collect(),
                         }),

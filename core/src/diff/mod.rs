@@ -10,7 +10,7 @@
 //! `similar`'s `TextDiff::diff_lines` with Myers would give, computed with
 //! less work; `diff/render.rs` turns them into the preview.
 
-mod limits;
+pub(crate) mod limits;
 mod lines;
 mod numbering;
 mod ops;

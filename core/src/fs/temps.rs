@@ -29,7 +29,7 @@ pub fn is_temp_name(name: &str) -> bool {
 }
 
 /// A fresh temp-file name; `attempt` varies it after a collision.
-pub(crate) fn temp_name(attempt: u32) -> String {
+pub fn temp_name(attempt: u32) -> String {
     use std::hash::{BuildHasher, Hasher};
     // std's per-process random keys: the system's random source natively,
     // WASI's in the component.
@@ -41,7 +41,7 @@ pub(crate) fn temp_name(attempt: u32) -> String {
 /// Remove from `dir` the tool's temp files (regular files of its name
 /// pattern) last modified more than [`STALE_TEMP_AGE`] before `started`.
 /// Best effort: what cannot be listed, read or removed stays.
-pub(crate) fn remove_stale(dir: &Dir, started: SystemTime) {
+pub fn remove_stale(dir: &Dir, started: SystemTime) {
     let Some(cutoff) = started.checked_sub(STALE_TEMP_AGE) else {
         return;
     };

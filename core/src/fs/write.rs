@@ -146,6 +146,40 @@ pub fn write_atomic(
     Ok(written)
 }
 
+/// Write `content` to a new temp file in `dir`, synced as `sync` says:
+/// the first half of [`write_atomic`], for a commit that records the
+/// change before it renames (`crate::journal`). Returns the temp file's
+/// name and what it is.
+pub fn stage(dir: &Dir, content: &[u8], sync: Durability) -> io::Result<(String, Stat)> {
+    let (temp, file) = create_temp(dir)?;
+    let written = (|| {
+        file.write_all(content)?;
+        if sync != Durability::None {
+            file.sync()?;
+        }
+        file.stat()
+    })();
+    drop(file);
+    match written {
+        Ok(stat) => Ok((temp, stat)),
+        Err(e) => {
+            let _ = dir.unlink_at(&temp);
+            Err(e)
+        }
+    }
+}
+
+/// The second half: put the staged `temp` in `name`'s place, as
+/// [`write_atomic`] does.
+pub fn commit_staged(
+    dir: &Dir,
+    temp: &str,
+    name: &str,
+    unchanged: Option<Unchanged>,
+) -> io::Result<()> {
+    commit(dir, temp, name, unchanged)
+}
+
 /// Put the temp file `temp` in `name`'s place: the commit point.
 ///
 /// Where nothing may be at `name` (`create_only`), the temp file is linked
@@ -188,7 +222,9 @@ fn links_unsupported(err: &io::Error) -> bool {
     ) && !super::sys::is_sandbox_refusal(err)
 }
 
-fn check_unchanged(dir: &Dir, name: &str, expected: Unchanged) -> io::Result<()> {
+/// Whether `name` in `dir` is still as `expected` says; `TargetChanged`
+/// if not.
+pub fn check_unchanged(dir: &Dir, name: &str, expected: Unchanged) -> io::Result<()> {
     let now = match dir.stat_at(name) {
         Ok(stat) if stat.kind == Kind::File => Unchanged::File {
             len: stat.len,

@@ -39,29 +39,36 @@ pub(super) fn commit(
             modified: old.modified,
         },
     });
-    let written = write(target, bytes, unchanged, started, config).map_err(|err| {
-        // The capability layer's refusal and the operating system's own (an
-        // immutable file, a directory that takes no new entries) reach the
-        // component alike. Walk the path again: if it still resolves to the
-        // same place inside, nothing led outside, and the refusal was the
-        // system's.
-        if err.kind() == ErrorKind::OutsideRoot
-            && fs::resolve(target.root, target.rel.clone())
-                .is_ok_and(|again| again.names == target.resolved.names)
-        {
-            ToolError::os_refused()
-        } else {
-            err
-        }
-    })?;
-    let resolved = &target.resolved;
+    let written =
+        write(target, bytes, unchanged, started, config).map_err(|err| refine(target, err))?;
     Ok(Committed {
         modified: written.modified,
-        created_dir: resolved
-            .creates_dirs()
-            .then(|| resolved.parent_display().map(|p| target.shown(p)))
-            .flatten(),
+        created_dir: created_dir(target),
     })
+}
+
+/// The capability layer's refusal and the operating system's own (an
+/// immutable file, a directory that takes no new entries) reach the
+/// component alike. Walk the path again: if it still resolves to the same
+/// place inside, nothing led outside, and the refusal was the system's.
+pub(super) fn refine(target: &Target<'_>, err: ToolError) -> ToolError {
+    if err.kind() == ErrorKind::OutsideRoot
+        && fs::resolve(target.root, target.rel.clone())
+            .is_ok_and(|again| again.names == target.resolved.names)
+    {
+        ToolError::os_refused()
+    } else {
+        err
+    }
+}
+
+/// The outermost directory a write to `target` creates, as shown.
+pub(super) fn created_dir(target: &Target<'_>) -> Option<String> {
+    let resolved = &target.resolved;
+    resolved
+        .creates_dirs()
+        .then(|| resolved.parent_display().map(|p| target.shown(p)))
+        .flatten()
 }
 
 /// Create parents and replace the target; on failure remove what was

@@ -1,5 +1,6 @@
 //! What the host chooses for every call.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use write_tool_wire::defaults;
@@ -7,6 +8,7 @@ use write_tool_wire::settings::Settings;
 
 use crate::diff::DiffLimits;
 use crate::fs::Durability;
+use crate::journal::Journal;
 use crate::protect::{ProtectError, Protection};
 
 /// Host-chosen limits and switches.
@@ -34,6 +36,17 @@ pub struct Config {
     /// Refuse an update that adds an omission placeholder while removing
     /// lines (`INVALID_PARAM`), instead of warning.
     pub refuse_placeholders: bool,
+    /// The journal every applied change is recorded in; `None`: no record,
+    /// no undo (`docs/contract.md#journal`).
+    pub journal: Option<Arc<Journal>>,
+    /// Calls may revert changes and set checkpoints.
+    pub revert: bool,
+    /// Calls may read and maintain the journal (the host's own commands).
+    pub admin: bool,
+    /// Most files one `write_many` writes.
+    pub many_max_files: u64,
+    /// Most bytes of content one `write_many` carries in all.
+    pub many_max_bytes: u64,
 }
 
 impl Default for Config {
@@ -47,6 +60,11 @@ impl Default for Config {
             durability: Durability::Full,
             sweep_temps: true,
             refuse_placeholders: false,
+            journal: None,
+            revert: true,
+            admin: false,
+            many_max_files: defaults::MANY_MAX_FILES,
+            many_max_bytes: defaults::MANY_MAX_BYTES,
         }
     }
 }
@@ -63,6 +81,10 @@ impl Config {
             durability: settings.durability,
             sweep_temps: settings.sweep_temps,
             refuse_placeholders: settings.refuse_placeholders,
+            revert: settings.revert,
+            admin: settings.admin,
+            many_max_files: settings.many_max_files,
+            many_max_bytes: settings.many_max_bytes,
             ..Config::default()
         }
         .with_diff_timeout_ms(settings.diff_timeout_ms))

@@ -14,15 +14,27 @@
 //!    encoding, mark and line endings, and the content in them;
 //! 5. **encode and diff** (`change.rs`): the new bytes and the preview;
 //! 6. **commit** (`commit.rs`): parents created, the file replaced
-//!    atomically;
+//!    atomically — or, with a journal, recorded first (`journaled.rs`);
 //! 7. **answer** (`outcome.rs`, `text.rs`): the envelope.
+//!
+//! The journal's requests (`docs/contract.md#journal`) reuse the stages:
+//! `many.rs` prepares each write as above and commits them as one change;
+//! `revert.rs` plans a revert from the records and commits it the same
+//! way; `admin.rs` answers the host's own requests; `gc.rs` keeps the
+//! journal within its bounds.
 
+mod admin;
 mod change;
 mod commit;
 mod config;
+pub mod gc;
+mod group;
+mod journaled;
 mod lock;
+mod many;
 mod old;
 mod outcome;
+mod revert;
 mod target;
 mod text;
 
@@ -36,7 +48,8 @@ pub use config::Config;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::format::{self, TextEncoding};
-use crate::params::Request;
+use crate::fs;
+use crate::params::{Call, ManyRequest, Request, RevertRequest, RevertTarget};
 use crate::roots::Roots;
 use change::Change;
 use outcome::Outcome;
@@ -47,12 +60,57 @@ use outcome::Outcome;
 /// content it is the biggest allocation besides the content itself.
 pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
     let start = Instant::now();
-    let (echo, request) = crate::params::parse_call(&input);
+    let (echo, request) = crate::params::parse_any(&input);
     drop(input);
     match request {
-        Ok(request) => answer(roots, &request, echo, config, start),
+        Ok(Call::Write(request)) => answer(roots, &request, echo, config, start),
+        Ok(Call::Many(request)) => many::answer(roots, &request, echo, config, start),
+        Ok(Call::Revert(request)) => revert::answer(roots, &request, echo, config, start),
+        Ok(Call::Checkpoint(name)) => revert::checkpoint(roots, &name, echo, config, start),
+        Ok(Call::Journal(request)) => admin::answer(roots, &request, echo, config, start),
         Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
     }
+}
+
+/// Write several files through the typed interface (`write-many`).
+pub fn write_many(roots: &Roots, request: &ManyRequest, config: &Config) -> Envelope {
+    let start = Instant::now();
+    let echo = serde_json::json!({
+        "writes": request
+            .writes
+            .iter()
+            .map(Request::echo)
+            .collect::<Vec<_>>(),
+        "dry_run": request.dry_run,
+    });
+    many::answer(roots, request, echo, config, start)
+}
+
+/// Revert through the typed interface (`revert`, `checkpoint`).
+pub fn revert(roots: &Roots, request: &RevertRequest, config: &Config) -> Envelope {
+    let start = Instant::now();
+    let echo = match &request.target {
+        RevertTarget::Latest => serde_json::json!({"dry_run": request.dry_run}),
+        RevertTarget::Change(id) => {
+            serde_json::json!({"change_id": id, "dry_run": request.dry_run})
+        }
+        RevertTarget::Checkpoint(name) => {
+            serde_json::json!({"to": name, "dry_run": request.dry_run})
+        }
+    };
+    revert::answer(roots, request, echo, config, start)
+}
+
+/// Set a checkpoint through the typed interface.
+pub fn checkpoint(roots: &Roots, name: &str, config: &Config) -> Envelope {
+    let start = Instant::now();
+    revert::checkpoint(
+        roots,
+        name,
+        serde_json::json!({"checkpoint": name}),
+        config,
+        start,
+    )
 }
 
 /// Run a typed request against `roots`.
@@ -90,6 +148,73 @@ fn run(
     resolved: &mut Option<String>,
 ) -> Result<Outcome, ToolError> {
     let started = SystemTime::now();
+    prepare(roots, request, config, resolved, |prepared| {
+        let Prepared {
+            target,
+            old,
+            bytes,
+            mut outcome,
+            shared,
+        } = prepared;
+        if request.dry_run || outcome.unchanged {
+            // The file stays as it is: its own lock values.
+            outcome.applied = !request.dry_run;
+            outcome.lock = old.map(|o| lock::values(&o.bytes, o.modified, request.report_sha256));
+            return Ok(outcome);
+        }
+        let expect_unchanged = lock::requested(request) || request.create_only;
+        let committed = match &config.journal {
+            None => commit::commit(&target, old, bytes, expect_unchanged, started, config)?,
+            Some(journal) => {
+                let (committed, id) = group::commit_one(
+                    roots,
+                    journal,
+                    &target,
+                    old,
+                    bytes,
+                    expect_unchanged,
+                    shared,
+                    started,
+                    config,
+                )?;
+                outcome.change_id = Some(id);
+                committed
+            }
+        };
+        outcome.lock = Some(lock::values(
+            bytes,
+            committed.modified,
+            request.report_sha256,
+        ));
+        outcome.applied = true;
+        outcome.committed = Some(committed);
+        Ok(outcome)
+    })
+}
+
+/// What the stages before the commit found: the target, its old file, the
+/// new bytes and the outcome so far.
+struct Prepared<'r, 'b> {
+    /// Where the write goes.
+    target: target::Target<'r>,
+    /// The old file, if there is one and it was read.
+    old: Option<&'b fs::Existing>,
+    /// The bytes the file will hold.
+    bytes: &'b [u8],
+    /// The outcome, before the commit.
+    outcome: Outcome,
+    /// The target has other hard links: it was not read.
+    shared: bool,
+}
+
+/// Run the stages up to the commit and hand what they found to `then`.
+fn prepare<'r, R>(
+    roots: &'r Roots,
+    request: &Request,
+    config: &Config,
+    resolved: &mut Option<String>,
+    then: impl FnOnce(Prepared<'r, '_>) -> Result<R, ToolError>,
+) -> Result<R, ToolError> {
     check_content(&request.content, config)?;
     let target = target::resolve(roots, request.tool, &request.path)?;
     *resolved = Some(target.display.clone());
@@ -133,31 +258,13 @@ fn run(
     }
     // The old text can be a file-sized copy: gone before the write.
     drop(plan);
-    if request.dry_run || unchanged {
-        // The file stays as it is: its own lock values.
-        outcome.applied = !request.dry_run;
-        outcome.lock = old
-            .as_ref()
-            .map(|o| lock::values(&o.bytes, o.modified, request.report_sha256));
-        return Ok(outcome);
-    }
-    let expect_unchanged = lock::requested(request) || request.create_only;
-    let committed = commit::commit(
-        &target,
-        old.as_ref(),
-        &bytes,
-        expect_unchanged,
-        started,
-        config,
-    )?;
-    outcome.lock = Some(lock::values(
-        &bytes,
-        committed.modified,
-        request.report_sha256,
-    ));
-    outcome.applied = true;
-    outcome.committed = Some(committed);
-    Ok(outcome)
+    then(Prepared {
+        target,
+        old: old.as_ref(),
+        bytes: &bytes,
+        outcome,
+        shared,
+    })
 }
 
 fn check_content(content: &str, config: &Config) -> Result<(), ToolError> {

@@ -40,6 +40,8 @@ pub(super) struct Outcome {
     pub(super) committed: Option<Committed>,
     /// The lock values of the file after the call, if there is one.
     pub(super) lock: Option<LockValues>,
+    /// The journal's id of the change, when it recorded one.
+    pub(super) change_id: Option<String>,
 }
 
 /// The format a call kept or changed, as the envelope reports it.
@@ -93,6 +95,7 @@ impl Outcome {
             applied: false,
             committed: None,
             lock: None,
+            change_id: None,
         }
     }
 
@@ -147,6 +150,8 @@ impl Outcome {
                         text: cut(&text, 200).to_owned(),
                     })
                     .collect(),
+                change_id: self.change_id,
+                files: Vec::new(),
             }),
             text,
             stats: Stats {

@@ -32,7 +32,7 @@ impl Outcome {
             (true, _, Operation::Create) => {
                 format!("[Dry Run] Would create '{path}' (+{added} lines).")
             }
-            (true, _, Operation::Update) => {
+            (true, _, _) => {
                 format!("[Dry Run] Would update '{path}' (+{added}/-{removed} lines).")
             }
             (false, true, _) => format!("No changes to '{path}' (content identical)."),
@@ -44,7 +44,7 @@ impl Outcome {
                     plural(bytes, "byte", "bytes")
                 )
             }
-            (false, false, Operation::Update) => {
+            (false, false, _) => {
                 format!("Updated '{path}' (+{added}/-{removed} lines, {bytes} bytes).")
             }
         }

@@ -153,6 +153,29 @@ impl Dir {
         }
     }
 
+    /// Give the file `from` (in this directory) the name `to` in `other`;
+    /// fails (`AlreadyExists`) when `to` exists, and across file systems.
+    pub fn link_into(&self, from: &str, other: &Dir, to: &str) -> io::Result<()> {
+        fs::hard_link(self.join(from), other.join(to))
+    }
+
+    /// Open the file `name` for writing, created if `create` and missing.
+    pub fn open_write_at(&self, name: &str, create: bool) -> io::Result<File> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(create)
+            .truncate(false)
+            .open(self.join(name))?;
+        Ok(File { file })
+    }
+
+    /// What identifies the file or directory `rel` (final link not
+    /// followed): equal for two names of one file.
+    pub fn identity_at(&self, rel: &str) -> io::Result<(u64, u64)> {
+        identity(&fs::symlink_metadata(self.join(rel))?)
+    }
+
     /// Remove the file `name`.
     pub fn unlink_at(&self, name: &str) -> io::Result<()> {
         fs::remove_file(self.join(name))
@@ -196,6 +219,56 @@ impl File {
     /// Make the file's content durable.
     pub fn sync(&self) -> io::Result<()> {
         self.file.sync_all()
+    }
+
+    /// Cut or extend the file to `len` bytes.
+    pub fn set_len(&self, len: u64) -> io::Result<()> {
+        self.file.set_len(len)
+    }
+
+    /// What identifies the open file (see [`Dir::identity_at`]).
+    pub fn identity(&self) -> io::Result<(u64, u64)> {
+        identity(&self.file.metadata()?)
+    }
+
+    /// Write `content` at `offset`.
+    pub fn write_at(&self, content: &[u8], offset: u64) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file.write_all_at(content, offset)
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Seek, SeekFrom, Write};
+            let mut file = &self.file;
+            file.seek(SeekFrom::Start(offset))?;
+            file.write_all(content)
+        }
+    }
+
+    /// Up to `len` bytes from `offset`.
+    pub fn read_at(&self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+        use std::io::{Seek, SeekFrom};
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start(offset))?;
+        let mut bytes = Vec::new();
+        file.take(len).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+}
+
+/// A file's identity: device and inode where there are such.
+fn identity(meta: &fs::Metadata) -> io::Result<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Ok((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 }
 

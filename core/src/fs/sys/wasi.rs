@@ -174,6 +174,44 @@ impl Dir {
             .map_err(error)
     }
 
+    /// Give the file `from` (in this directory) the name `to` in `other`,
+    /// which may be another preopen; fails (`AlreadyExists`) when `to`
+    /// exists, and where the two lie on different file systems.
+    pub fn link_into(&self, from: &str, other: &Dir, to: &str) -> io::Result<()> {
+        self.descriptor
+            .link_at(PathFlags::empty(), from, &other.descriptor, to)
+            .map_err(error)
+    }
+
+    /// Open the file `name` for writing, created if `create` and missing.
+    pub fn open_write_at(&self, name: &str, create: bool) -> io::Result<File> {
+        let flags = if create {
+            OpenFlags::CREATE
+        } else {
+            OpenFlags::empty()
+        };
+        let descriptor = self
+            .descriptor
+            .open_at(
+                PathFlags::empty(),
+                name,
+                flags,
+                DescriptorFlags::READ | DescriptorFlags::WRITE,
+            )
+            .map_err(error)?;
+        Ok(File { descriptor })
+    }
+
+    /// What identifies the file or directory `rel` (final link not
+    /// followed): equal for two names of one file.
+    pub fn identity_at(&self, rel: &str) -> io::Result<(u64, u64)> {
+        let hash = self
+            .descriptor
+            .metadata_hash_at(PathFlags::empty(), rel)
+            .map_err(error)?;
+        Ok((hash.lower, hash.upper))
+    }
+
     /// Remove the file `name`.
     pub fn unlink_at(&self, name: &str) -> io::Result<()> {
         self.descriptor.unlink_file_at(name).map_err(error)
@@ -244,6 +282,52 @@ impl File {
     /// Make the file's content durable.
     pub fn sync(&self) -> io::Result<()> {
         self.descriptor.sync().map_err(error)
+    }
+
+    /// Cut or extend the file to `len` bytes.
+    pub fn set_len(&self, len: u64) -> io::Result<()> {
+        self.descriptor.set_size(len).map_err(error)
+    }
+
+    /// What identifies the open file (see [`Dir::identity_at`]).
+    pub fn identity(&self) -> io::Result<(u64, u64)> {
+        let hash = self.descriptor.metadata_hash().map_err(error)?;
+        Ok((hash.lower, hash.upper))
+    }
+
+    /// Write `content` at `offset`.
+    pub fn write_at(&self, content: &[u8], offset: u64) -> io::Result<()> {
+        let mut written = 0usize;
+        while written < content.len() {
+            let rest = &content[written..];
+            let piece = &rest[..rest.len().min(WRITE_CHUNK)];
+            let n = self
+                .descriptor
+                .write(piece, offset + written as u64)
+                .map_err(error)?;
+            if n == 0 {
+                return Err(io::Error::from(io::ErrorKind::WriteZero));
+            }
+            written += usize::try_from(n).unwrap_or(piece.len()).min(piece.len());
+        }
+        Ok(())
+    }
+
+    /// Up to `len` bytes from `offset`.
+    pub fn read_at(&self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        while (bytes.len() as u64) < len {
+            let at = offset + bytes.len() as u64;
+            let (chunk, end) = self
+                .descriptor
+                .read(len - bytes.len() as u64, at)
+                .map_err(error)?;
+            bytes.extend_from_slice(&chunk);
+            if end || chunk.is_empty() {
+                break;
+            }
+        }
+        Ok(bytes)
     }
 }
 

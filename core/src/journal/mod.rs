@@ -1,0 +1,477 @@
+//! The journal (`docs/contract.md#journal`): a record of every applied
+//! change, with the content each one replaced, so that any change can be
+//! taken back.
+//!
+//! It lives in a directory the host preopens for it and names with
+//! `WRITE_TOOL_JOURNAL`, which is never a root: no path a call gives can
+//! reach it. Its layout:
+//!
+//! - `log`: one JSON line per record ([`Record`]), appended, each holding
+//!   the SHA-256 of the line before it;
+//! - `objects/<digest>`: the content a change replaced, once per distinct
+//!   content, named by its [`Digest`]: the replaced file itself (a hard
+//!   link to it, taken before the rename detaches it from its name) where
+//!   the file system allows, else a copy;
+//! - `pending/<seq>`: a commit in progress (its temp files), which the
+//!   next journaled call finishes or rolls back if the writer died;
+//! - `lock`: held (created exclusively) while a writer reads the log's end,
+//!   appends and commits, so that records chain in the order the changes
+//!   were made, across processes.
+//!
+//! A record is appended and synced before its change's first rename: one
+//! more sync per write, and no change lands unrecorded.
+
+mod digest;
+mod record;
+
+use std::io;
+use std::time::{Duration, Instant, SystemTime};
+
+pub use digest::{Digest, GENESIS, chain};
+pub use record::{FileChange, Kind, Op, Record, State, id_of, seq_of};
+
+use crate::fs::Dir;
+use crate::fs::sys::Kind as EntryKind;
+
+/// The records, appended.
+pub const LOG: &str = "log";
+/// Saved contents.
+pub const OBJECTS: &str = "objects";
+/// Commits in progress.
+pub const PENDING: &str = "pending";
+/// Held while a writer appends and commits.
+pub const LOCK: &str = "lock";
+
+/// How long a writer waits for the lock before it gives up.
+const LOCK_WAIT: Duration = Duration::from_secs(20);
+/// A lock older than this was left by a writer that died: it is taken
+/// over. A writer holds it for the time of a few syncs and renames.
+const LOCK_STALE: Duration = Duration::from_secs(60);
+/// Most bytes of `log` read back at once to find its last line.
+const TAIL_CHUNK: u64 = 64 << 10;
+
+/// What the journal keeps, at most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// Its size, saved contents and records together, in bytes.
+    pub max_bytes: u64,
+    /// The changes it keeps.
+    pub max_changes: u64,
+    /// A change's age, in milliseconds.
+    pub max_age_ms: i64,
+}
+
+/// The journal directory.
+#[derive(Debug)]
+pub struct Journal {
+    dir: Dir,
+    /// What it keeps.
+    pub bounds: Bounds,
+}
+
+/// The journal, locked by this writer: what must happen in the order of
+/// the changes happens through it. Unlocked when dropped.
+#[derive(Debug)]
+pub struct Held<'a> {
+    journal: &'a Journal,
+    objects: Dir,
+    pending: Dir,
+}
+
+impl Journal {
+    /// The journal in `dir`, its layout created where missing.
+    pub fn open(dir: Dir, bounds: Bounds) -> io::Result<Journal> {
+        for sub in [OBJECTS, PENDING] {
+            match dir.create_dir_at(sub) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Journal { dir, bounds })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// Take the lock, waiting for another writer to finish.
+    pub fn lock(&self) -> io::Result<Held<'_>> {
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(100);
+        loop {
+            match self.dir.create_new_at(LOCK) {
+                Ok(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let stale = self
+                        .dir
+                        .stat_at(LOCK)
+                        .ok()
+                        .and_then(|s| s.modified)
+                        .and_then(|m| SystemTime::now().duration_since(m).ok())
+                        .is_some_and(|age| age > LOCK_STALE);
+                    if stale {
+                        let _ = self.dir.unlink_at(LOCK);
+                        continue;
+                    }
+                    if start.elapsed() > LOCK_WAIT {
+                        return Err(io::Error::new(
+                            io::ErrorKind::WouldBlock,
+                            "another writer holds the journal",
+                        ));
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(5));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let held = (|| {
+            Ok(Held {
+                journal: self,
+                objects: self.dir.open_dir_at(OBJECTS)?,
+                pending: self.dir.open_dir_at(PENDING)?,
+            })
+        })();
+        if held.is_err() {
+            let _ = self.dir.unlink_at(LOCK);
+        }
+        held
+    }
+
+    /// Every record, oldest first. A last line cut short by a crash is
+    /// left out.
+    pub fn records(&self) -> io::Result<Vec<Record>> {
+        Ok(self
+            .lines()?
+            .iter()
+            .filter_map(|line| serde_json::from_slice(line).ok())
+            .collect())
+    }
+
+    /// The log's complete lines.
+    pub fn lines(&self) -> io::Result<Vec<Vec<u8>>> {
+        let bytes = match self.dir.open_read_at(LOG) {
+            Ok(file) => {
+                let len = file.stat()?.len;
+                file.read_all(len)?
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        Ok(bytes[..complete]
+            .split(|&b| b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect())
+    }
+
+    /// Link the saved content `digest` into `dir` as `name` (a temp name
+    /// the caller renames over the target): the very file the change
+    /// replaced, mode and all. `Ok(false)` where no link can be made there
+    /// (another file system, a host without links).
+    pub fn link_out(&self, digest: &str, dir: &Dir, name: &str) -> io::Result<bool> {
+        let objects = self.dir.open_dir_at(OBJECTS)?;
+        match objects.link_into(digest, dir, name) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(e),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// The saved content `digest` names, if it is there and still has that
+    /// digest: a saved file with other names could have been written in
+    /// place since.
+    pub fn object(&self, digest: &str) -> Result<Vec<u8>, ObjectError> {
+        let file = self
+            .dir
+            .open_read_at(&format!("{OBJECTS}/{digest}"))
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => ObjectError::Missing,
+                _ => ObjectError::Io(e),
+            })?;
+        let len = file.stat().map_err(ObjectError::Io)?.len;
+        let bytes = file.read_all(len).map_err(ObjectError::Io)?;
+        if Digest::of(&bytes).hex() != digest {
+            return Err(ObjectError::Altered);
+        }
+        Ok(bytes)
+    }
+}
+
+/// Why a saved content cannot be restored.
+#[derive(Debug)]
+pub enum ObjectError {
+    /// It is not in the journal (dropped, or never made durable).
+    Missing,
+    /// Its bytes no longer have their digest.
+    Altered,
+    /// It could not be read.
+    Io(io::Error),
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let _ = self.journal.dir.unlink_at(LOCK);
+    }
+}
+
+impl Held<'_> {
+    /// The journal.
+    pub fn journal(&self) -> &Journal {
+        self.journal
+    }
+
+    /// The last complete record: what the next one chains to.
+    pub fn last(&self) -> io::Result<Option<(Record, String)>> {
+        let Some(line) = self.last_line()? else {
+            return Ok(None);
+        };
+        let record = serde_json::from_slice(&line)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        Ok(Some((record, chain(&line))))
+    }
+
+    fn last_line(&self) -> io::Result<Option<Vec<u8>>> {
+        let file = match self.journal.dir.open_read_at(LOG) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let len = file.stat()?.len;
+        let mut from = len;
+        let mut tail: Vec<u8> = Vec::new();
+        loop {
+            let start = from.saturating_sub(TAIL_CHUNK);
+            let mut chunk = file.read_at(start, from - start)?;
+            chunk.extend_from_slice(&tail);
+            tail = chunk;
+            from = start;
+            // The complete lines end at the last newline.
+            let Some(end) = tail.iter().rposition(|&b| b == b'\n') else {
+                if from == 0 {
+                    return Ok(None);
+                }
+                continue;
+            };
+            match tail[..end].iter().rposition(|&b| b == b'\n') {
+                Some(begin) => return Ok(Some(tail[begin + 1..end].to_vec())),
+                None if from == 0 => return Ok(Some(tail[..end].to_vec())),
+                None => {}
+            }
+        }
+    }
+
+    /// Append `record`, numbered and chained after the last one, with the
+    /// journal's size; synced unless `sync` is false. Returns it as
+    /// written.
+    pub fn append(&self, mut record: Record, sync: bool) -> io::Result<Record> {
+        let last = self.last()?;
+        let (seq, prev, total) = match &last {
+            Some((r, hash)) => (r.seq + 1, hash.clone(), r.total),
+            None => (1, GENESIS.to_owned(), 0),
+        };
+        record.seq = seq;
+        record.id = id_of(seq);
+        record.time_ms = now_ms();
+        record.prev = prev;
+        // The line's own length, estimated before it is known (digits).
+        let mut line = Vec::new();
+        for _ in 0..2 {
+            record.total = match record.kind {
+                Kind::Gc => record.total,
+                _ => total + record.bytes + line.len() as u64 + 1,
+            };
+            line = serde_json::to_vec(&record)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        }
+        line.push(b'\n');
+        let file = self.journal.dir.open_write_at(LOG, true)?;
+        let len = file.stat()?.len;
+        // A line cut short by a crash is overwritten.
+        let end = self.complete_len(&file, len)?;
+        file.write_at(&line, end)?;
+        if end + (line.len() as u64) < len {
+            file.set_len(end + line.len() as u64)?;
+        }
+        if sync {
+            file.sync()?;
+        }
+        Ok(record)
+    }
+
+    /// Where the log's complete lines end.
+    fn complete_len(&self, file: &crate::fs::sys::File, len: u64) -> io::Result<u64> {
+        if len == 0 {
+            return Ok(0);
+        }
+        let last = file.read_at(len - 1, 1)?;
+        if last == b"\n" {
+            return Ok(len);
+        }
+        let mut from = len;
+        while from > 0 {
+            let start = from.saturating_sub(TAIL_CHUNK);
+            let chunk = file.read_at(start, from - start)?;
+            if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+                return Ok(start + i as u64 + 1);
+            }
+            from = start;
+        }
+        Ok(0)
+    }
+
+    /// Save the file `name` of `dir` as the content `digest`, by linking
+    /// it into `objects/`; where that fails (another file system, a host
+    /// without links), by writing `bytes`, or the file's bytes read now.
+    /// Returns the bytes the journal grew by (0 when the content was there
+    /// already).
+    pub fn save(
+        &self,
+        dir: &Dir,
+        name: &str,
+        digest: Digest,
+        size: u64,
+        bytes: Option<&[u8]>,
+        sync: bool,
+    ) -> io::Result<u64> {
+        let object = digest.hex();
+        match self.objects.stat_at(&object) {
+            Ok(stat) if stat.kind == EntryKind::File && stat.len == size => return Ok(0),
+            Ok(_) => {
+                let _ = self.objects.unlink_at(&object);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        match dir.link_into(name, &self.objects, &object) {
+            Ok(()) => return Ok(size),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(0),
+            Err(_) => {}
+        }
+        let read;
+        let bytes = match bytes {
+            Some(bytes) => bytes,
+            None => {
+                let file = dir.open_read_at(name)?;
+                read = file.read_all(size)?;
+                &read
+            }
+        };
+        self.put(&object, bytes, sync)?;
+        Ok(bytes.len() as u64)
+    }
+
+    /// Save `bytes` as the content `digest` (a copy).
+    pub fn save_bytes(&self, digest: Digest, bytes: &[u8], sync: bool) -> io::Result<u64> {
+        let object = digest.hex();
+        if self.objects.stat_at(&object).is_ok() {
+            return Ok(0);
+        }
+        self.put(&object, bytes, sync)?;
+        Ok(bytes.len() as u64)
+    }
+
+    fn put(&self, object: &str, bytes: &[u8], sync: bool) -> io::Result<()> {
+        let temp = format!(".{object}.tmp");
+        let _ = self.objects.unlink_at(&temp);
+        let file = self.objects.create_new_at(&temp)?;
+        let written = file
+            .write_all(bytes)
+            .and_then(|()| if sync { file.sync() } else { Ok(()) });
+        drop(file);
+        match written.and_then(|()| self.objects.rename_at(&temp, object)) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let _ = self.objects.unlink_at(&temp);
+                Err(e)
+            }
+        }
+    }
+
+    /// Mark commit `seq` as in progress, with what it has staged.
+    pub fn mark_pending(&self, seq: u64, staged: &Pending) -> io::Result<()> {
+        let name = seq.to_string();
+        let _ = self.pending.unlink_at(&name);
+        let file = self.pending.create_new_at(&name)?;
+        let json = serde_json::to_vec(staged)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        file.write_all(&json)
+    }
+
+    /// Commit `seq` is done.
+    pub fn clear_pending(&self, seq: u64) {
+        let _ = self.pending.unlink_at(&seq.to_string());
+    }
+
+    /// The commits a writer that died left in progress.
+    pub fn pending(&self) -> io::Result<Vec<(u64, Pending)>> {
+        let names = self
+            .pending
+            .names(|n| n.bytes().all(|b| b.is_ascii_digit()))?;
+        let mut found = Vec::new();
+        for name in names {
+            let Ok(seq) = name.parse::<u64>() else {
+                continue;
+            };
+            let file = self.pending.open_read_at(&name)?;
+            let len = file.stat()?.len;
+            let bytes = file.read_all(len)?;
+            match serde_json::from_slice(&bytes) {
+                Ok(staged) => found.push((seq, staged)),
+                // Cut short before its record was appended: nothing was
+                // renamed; its temp files are swept like any leftover.
+                Err(_) => self.clear_pending(seq),
+            }
+        }
+        found.sort_by_key(|(seq, _)| *seq);
+        Ok(found)
+    }
+
+    /// Remove the saved contents no record in `keep` refers to.
+    pub fn prune_objects(&self, keep: &std::collections::HashSet<String>) -> io::Result<u64> {
+        let mut freed = 0;
+        for name in self.objects.names(|n| !keep.contains(n))? {
+            let len = self.objects.stat_at(&name).map(|s| s.len).unwrap_or(0);
+            if self.objects.unlink_at(&name).is_ok() {
+                freed += len;
+            }
+        }
+        Ok(freed)
+    }
+
+    /// Replace the log with `lines` (each without its newline), synced.
+    pub fn rewrite_log(&self, lines: &[Vec<u8>]) -> io::Result<()> {
+        let temp = ".log.tmp";
+        let _ = self.journal.dir.unlink_at(temp);
+        let file = self.journal.dir.create_new_at(temp)?;
+        let mut bytes = Vec::new();
+        for line in lines {
+            bytes.extend_from_slice(line);
+            bytes.push(b'\n');
+        }
+        file.write_all(&bytes)?;
+        file.sync()?;
+        drop(file);
+        self.journal.dir.rename_at(temp, LOG)?;
+        self.journal.dir.sync()
+    }
+}
+
+/// A commit in progress: where its temp files are.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Pending {
+    /// Per file, in the record's order: its path (as recorded) and the temp
+    /// file staged beside it, if any (a removal stages none).
+    pub temps: Vec<(String, Option<String>)>,
+}
+
+/// Now, in ms since the epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

@@ -1,0 +1,142 @@
+//! The journal's records: one JSON line each in `log`
+//! (`docs/contract.md#journal`).
+
+use serde::{Deserialize, Serialize};
+
+/// What a record is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// One file written.
+    Write,
+    /// Several files written together (`write_many`).
+    Many,
+    /// Changes undone.
+    Revert,
+    /// A named point to revert to.
+    Checkpoint,
+    /// A change recorded whose commit did not happen (`of`).
+    Void,
+    /// Old records dropped (`dropped_through`).
+    Gc,
+}
+
+/// What a change did to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// The file did not exist.
+    Create,
+    /// The file was replaced.
+    Update,
+    /// The file was removed (a revert of its creation).
+    Delete,
+}
+
+/// A file's content as the journal knows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    /// Its digest ([`super::Digest`]), which names the saved copy.
+    pub digest: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its modification time, ms since the epoch, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtime_ms: Option<i64>,
+}
+
+/// One file of a change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileChange {
+    /// The file as the envelope's `path_resolved` names it: root-relative
+    /// in the project root, absolute in another root.
+    pub path: String,
+    /// What happened to it.
+    pub op: Op,
+    /// The content before (saved in `objects/`); `None`: no file.
+    pub old: Option<State>,
+    /// The content after; `None`: no file.
+    pub new: Option<State>,
+    /// Directories the change created for it (innermost last), removed
+    /// again by a revert when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dirs: Vec<String>,
+    /// The old file had other hard links: a revert answers without its
+    /// content.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shared: bool,
+}
+
+/// One line of `log`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// Its place in the journal, from 1, one more than the record before.
+    pub seq: u64,
+    /// The change id callers use: `c` and `seq`.
+    pub id: String,
+    /// When it was made, ms since the epoch.
+    pub time_ms: i64,
+    /// What it is.
+    pub kind: Kind,
+    /// SHA-256 of the line before it (64 zeros for the first).
+    pub prev: String,
+    /// The files a change touched, in the order it wrote them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileChange>,
+    /// A revert: the change it undid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverts: Option<String>,
+    /// A revert to a checkpoint: its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// A checkpoint: its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A void record: the record whose commit did not happen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of: Option<u64>,
+    /// A gc record: the last record it dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped_through: Option<u64>,
+    /// Bytes this record added to the journal (saved contents and itself).
+    pub bytes: u64,
+    /// The journal's size after it, in bytes.
+    pub total: u64,
+}
+
+impl Record {
+    /// A record of `kind`, to be numbered and chained by
+    /// [`super::Held::append`].
+    pub fn new(kind: Kind) -> Record {
+        Record {
+            seq: 0,
+            id: String::new(),
+            time_ms: 0,
+            kind,
+            prev: String::new(),
+            files: Vec::new(),
+            reverts: None,
+            to: None,
+            name: None,
+            of: None,
+            dropped_through: None,
+            bytes: 0,
+            total: 0,
+        }
+    }
+
+    /// Whether it changed files (and so can be reverted).
+    pub fn is_change(&self) -> bool {
+        matches!(self.kind, Kind::Write | Kind::Many | Kind::Revert)
+    }
+}
+
+/// The id of record `seq`.
+pub fn id_of(seq: u64) -> String {
+    format!("c{seq}")
+}
+
+/// The seq an id names: `c12` or `12`.
+pub fn seq_of(id: &str) -> Option<u64> {
+    id.strip_prefix('c').unwrap_or(id).parse().ok()
+}

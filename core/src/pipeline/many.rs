@@ -1,0 +1,345 @@
+//! `write_many` (`docs/contract.md#journal`): several writes, all or
+//! none. Each write goes through the stages of a single one up to its
+//! commit; only when every path, lock, encoding and content has passed are
+//! the files staged, and then committed as one recorded change.
+
+use std::time::{Instant, SystemTime};
+
+use serde_json::Value;
+use write_tool_wire::envelope::{
+    CWD, Context, Data, Envelope, FileResult, Operation, Stats, Status, Warning, WarningKind,
+    WriteStats, elapsed_ms,
+};
+
+use crate::diff::limits::{MAX_PREVIEW_BYTES, MAX_PREVIEW_LINES, TRUNCATION_MARK};
+use crate::error::ToolError;
+use crate::fs::Unchanged;
+use crate::journal::{Digest, Kind, State};
+use crate::params::ManyRequest;
+use crate::roots::Roots;
+
+use super::config::Config;
+use super::journaled::{self, Extra, Seen, Staged};
+use super::outcome::{Outcome, cut};
+use super::target::Target;
+use super::{lock, prepare};
+
+/// One file of a change of several, as the envelope reports it.
+#[derive(Debug)]
+pub(super) struct GroupFile {
+    /// As `path_resolved`.
+    pub(super) path: String,
+    /// What happens to it.
+    pub(super) operation: Operation,
+    /// Its diff preview.
+    pub(super) preview: String,
+    /// Whether the preview was cut (or withheld).
+    pub(super) truncated: bool,
+    /// Whole-diff counts.
+    pub(super) lines_added: u64,
+    /// Whole-diff counts.
+    pub(super) lines_removed: u64,
+    /// Its size before and after.
+    pub(super) sizes: (u64, u64),
+    /// Whether it changes at all.
+    pub(super) changes: bool,
+    /// Placeholder warnings: line and text.
+    pub(super) warnings: Vec<(u64, String)>,
+    /// The encoding it is written in.
+    pub(super) encoding: String,
+}
+
+/// What a change of several files did or would do.
+#[derive(Debug)]
+pub(super) struct Group {
+    /// The files, in order.
+    pub(super) files: Vec<GroupFile>,
+    /// Whether it was applied.
+    pub(super) applied: bool,
+    /// Its record's id.
+    pub(super) change_id: Option<String>,
+    /// The first line of `text`.
+    pub(super) headline: String,
+}
+
+/// Answer a `write_many`.
+pub(super) fn answer(
+    roots: &Roots,
+    request: &ManyRequest,
+    echo: Value,
+    config: &Config,
+    start: Instant,
+) -> Envelope {
+    match run(roots, request, config) {
+        Ok(group) => group.into_envelope(request.dry_run, echo, elapsed_ms(start)),
+        Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
+    }
+}
+
+/// One write, prepared.
+struct Ready<'r> {
+    target: Target<'r>,
+    bytes: Vec<u8>,
+    outcome: Outcome,
+    old: Option<(u64, Option<SystemTime>)>,
+    expect_unchanged: bool,
+    shared: bool,
+}
+
+fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, ToolError> {
+    let count = request.writes.len() as u64;
+    if count > config.many_max_files {
+        return Err(ToolError::invalid_param(format!(
+            "'writes' holds {count} writes, over this host's limit of {} files per write_many; \
+             nothing was written.",
+            config.many_max_files
+        )));
+    }
+    let total: u64 = request.writes.iter().map(|w| w.content.len() as u64).sum();
+    if total > config.many_max_bytes {
+        return Err(ToolError::invalid_param(format!(
+            "'writes' carries {total} bytes of content, over this host's limit of {} bytes per \
+             write_many; nothing was written.",
+            config.many_max_bytes
+        )));
+    }
+    let journal = match &config.journal {
+        Some(journal) => Some(journal),
+        // A dry run changes nothing and needs no record.
+        None if request.dry_run => None,
+        None => return Err(ToolError::no_journal_for_many()),
+    };
+    let started = SystemTime::now();
+    let mut ready: Vec<Ready<'_>> = Vec::with_capacity(request.writes.len());
+    for (i, write) in request.writes.iter().enumerate() {
+        let mut resolved = None;
+        let one = prepare(roots, write, config, &mut resolved, |p| {
+            Ok(Ready {
+                target: p.target,
+                bytes: p.bytes.to_vec(),
+                outcome: p.outcome,
+                old: p.old.map(|o| (o.bytes.len() as u64, o.modified)),
+                expect_unchanged: lock::requested(write) || write.create_only,
+                shared: p.shared,
+            })
+        })
+        .map_err(|e| e.prefixed(&format!("writes[{i}] ('{}')", write.path)))?;
+        if let Some(j) = ready
+            .iter()
+            .position(|r| r.target.display == one.target.display)
+        {
+            return Err(ToolError::invalid_param(format!(
+                "writes[{j}] and writes[{i}] both write '{}'; nothing was written.",
+                one.target.display
+            )));
+        }
+        ready.push(one);
+    }
+    let mut group = Group {
+        files: ready.iter().map(file_of).collect(),
+        applied: false,
+        change_id: None,
+        headline: String::new(),
+    };
+    let changed = ready.iter().filter(|r| !r.outcome.unchanged).count();
+    if request.dry_run {
+        group.headline = format!(
+            "[Dry Run] Would write {} of {} files as one change.",
+            changed,
+            ready.len()
+        );
+        return Ok(group);
+    }
+    let Some(journal) = journal else {
+        return Err(ToolError::no_journal_for_many());
+    };
+    if changed == 0 {
+        group.applied = true;
+        group.headline = format!(
+            "No changes: all {} files already hold their content.",
+            ready.len()
+        );
+        return Ok(group);
+    }
+    let mut staged: Vec<Staged<'_, '_>> = Vec::with_capacity(changed);
+    for (i, r) in ready.iter().enumerate() {
+        if r.outcome.unchanged {
+            continue;
+        }
+        let (dir, temp, created, stat) =
+            match journaled::stage(&r.target, &r.bytes, started, config) {
+                Ok(done) => done,
+                Err(e) => {
+                    journaled::unstage(&staged);
+                    return Err(e.prefixed(&format!("writes[{i}] ('{}')", r.target.display)));
+                }
+            };
+        staged.push(Staged {
+            target: &r.target,
+            dir,
+            temp: Some(temp),
+            new: Some(State {
+                digest: Digest::of(&r.bytes).hex(),
+                size: r.bytes.len() as u64,
+                mtime_ms: stat.modified.map(journaled::ms),
+            }),
+            created,
+            unchanged: r.expect_unchanged.then_some(match r.old {
+                None => Unchanged::Missing,
+                Some((len, modified)) => Unchanged::File { len, modified },
+            }),
+            seen: r.old.map(|(size, modified)| Seen {
+                bytes: None,
+                size,
+                modified,
+            }),
+            shared: r.shared,
+        });
+    }
+    let record = journaled::commit(roots, journal, Kind::Many, staged, Extra::default(), config)?;
+    group.applied = true;
+    group.headline = format!(
+        "Wrote {changed} of {} files as one change ({}).",
+        ready.len(),
+        record.id
+    );
+    group.change_id = Some(record.id);
+    Ok(group)
+}
+
+fn file_of(r: &Ready<'_>) -> GroupFile {
+    let o = &r.outcome;
+    GroupFile {
+        path: r.target.display.clone(),
+        operation: o.operation,
+        preview: o.diff.preview.clone(),
+        truncated: o.diff.truncated || o.split_links,
+        lines_added: if o.operation == Operation::Create {
+            o.new_lines
+        } else {
+            o.diff.lines_added
+        },
+        lines_removed: o.diff.lines_removed,
+        sizes: (o.original_size, o.new_size),
+        changes: !o.unchanged,
+        warnings: o.diff.placeholders.clone(),
+        encoding: o.format.encoding.name(),
+    }
+}
+
+/// Most bytes and lines of the previews of a change of several, together.
+const GROUP_PREVIEW_BYTES: usize = 2 * MAX_PREVIEW_BYTES;
+const GROUP_PREVIEW_LINES: usize = 2 * MAX_PREVIEW_LINES;
+
+impl Group {
+    /// The envelope.
+    pub(super) fn into_envelope(self, dry_run: bool, echo: Value, time_ms: u64) -> Envelope {
+        let mut preview = String::new();
+        let mut lines = 0;
+        let mut truncated = false;
+        for f in self.files.iter().filter(|f| f.changes) {
+            let n = f.preview.lines().count();
+            if preview.len() + f.preview.len() > GROUP_PREVIEW_BYTES
+                || lines + n > GROUP_PREVIEW_LINES
+            {
+                truncated = true;
+                break;
+            }
+            preview.push_str(&f.preview);
+            lines += n;
+            truncated |= f.truncated;
+        }
+        if truncated && !preview.ends_with(TRUNCATION_MARK) {
+            preview.push_str(TRUNCATION_MARK);
+            preview.push('\n');
+        }
+        let status = if dry_run || truncated {
+            Status::Partial
+        } else {
+            Status::Success
+        };
+        let mut text = self.headline.clone();
+        for f in &self.files {
+            let what = match (f.changes, f.operation) {
+                (false, _) => "unchanged".to_owned(),
+                (true, Operation::Create) => format!("create (+{})", f.lines_added),
+                (true, Operation::Delete) => format!("remove (-{})", f.lines_removed),
+                (true, _) => format!("update (+{}/-{})", f.lines_added, f.lines_removed),
+            };
+            text.push_str(&format!("\n- '{}': {what}", f.path));
+        }
+        let encodings: std::collections::BTreeSet<&str> =
+            self.files.iter().map(|f| f.encoding.as_str()).collect();
+        let encoding = match encodings.len() {
+            1 => encodings.into_iter().next().unwrap_or("utf-8").to_owned(),
+            _ => "mixed".to_owned(),
+        };
+        let written = |f: &GroupFile| {
+            if self.applied && f.changes {
+                f.sizes.1
+            } else {
+                0
+            }
+        };
+        let stats = WriteStats {
+            bytes_written: self.files.iter().map(written).sum(),
+            original_size: self.files.iter().map(|f| f.sizes.0).sum(),
+            new_size: self
+                .files
+                .iter()
+                .map(|f| if self.applied { f.sizes.1 } else { f.sizes.0 })
+                .sum(),
+            lines_added: self.files.iter().map(|f| f.lines_added).sum(),
+            lines_removed: self.files.iter().map(|f| f.lines_removed).sum(),
+        };
+        let warnings = self
+            .files
+            .iter()
+            .flat_map(|f| {
+                f.warnings.iter().map(|(line, text)| Warning {
+                    kind: WarningKind::OmissionPlaceholder,
+                    line: *line,
+                    text: cut(&format!("{}: {text}", f.path), 200).to_owned(),
+                })
+            })
+            .collect();
+        let files = self
+            .files
+            .iter()
+            .map(|f| FileResult {
+                path: f.path.clone(),
+                operation: f.operation,
+                bytes_written: written(f),
+                lines_added: f.lines_added,
+                lines_removed: f.lines_removed,
+            })
+            .collect();
+        Envelope {
+            status,
+            data: Some(Data {
+                applied: self.applied,
+                operation: Operation::Many,
+                diff_preview: preview,
+                diff_truncated: truncated,
+                encoding,
+                bom: false,
+                line_endings: None,
+                lock: None,
+                warnings,
+                change_id: self.change_id,
+                files,
+            }),
+            text,
+            stats: Stats {
+                time_ms,
+                write: Some(stats),
+            },
+            context: Context {
+                cwd: CWD.to_owned(),
+                params_input: echo,
+                path_resolved: None,
+            },
+            error: None,
+        }
+    }
+}

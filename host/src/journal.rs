@@ -1,0 +1,151 @@
+//! Where the `write-tool` host keeps a root's journal
+//! (`docs/contract.md#journal`), and how the guest gets it.
+//!
+//! The journal is a directory the guest gets as one more preopen, named
+//! [`PREOPEN`] and passed as `WRITE_TOOL_JOURNAL`, which the guest never
+//! treats as a root. Each project root has its own, in a directory named
+//! after the hash of the root's canonical path, below a base directory:
+//! the per-user state directory (`$XDG_STATE_HOME/write-tool/journals`,
+//! `~/.local/state/…`, the platform's equivalent) unless `--journal DIR`
+//! names another. It is created private to the user (0700): it holds the
+//! content every change replaced.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest as _, Sha256};
+
+/// The preopen name the guest finds the journal under. Not absolute and not
+/// `.`: no path a call gives can name it.
+pub const PREOPEN: &str = "write-tool-journal";
+
+/// Whether and where a host keeps journals.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum JournalChoice {
+    /// No journal: changes cannot be undone (the library's default; the
+    /// CLI's is [`JournalChoice::Default`]).
+    #[default]
+    Off,
+    /// Below the per-user state directory.
+    Default,
+    /// Below this directory.
+    In(PathBuf),
+}
+
+impl JournalChoice {
+    /// The journal directory of the project root at `root` (a canonical
+    /// path), created if missing; `None` when off.
+    pub fn dir_for(&self, root: &Path) -> io::Result<Option<PathBuf>> {
+        let base = match self {
+            JournalChoice::Off => return Ok(None),
+            JournalChoice::Default => default_base().ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "no per-user state directory (set XDG_STATE_HOME or HOME, or pass --journal DIR)",
+                )
+            })?,
+            JournalChoice::In(dir) => std::path::absolute(dir)?,
+        };
+        let dir = base.join(key(root));
+        create_private(&dir)?;
+        // For a person looking at the directory: which root it is for.
+        let note = dir.join("root");
+        if !note.exists() {
+            let _ = std::fs::write(&note, format!("{}\n", root.display()));
+        }
+        Ok(Some(dir))
+    }
+}
+
+/// The base directory of journals when none is named.
+fn default_base() -> Option<PathBuf> {
+    dirs::state_dir()
+        .or_else(dirs::data_local_dir)
+        .map(|d| d.join("write-tool").join("journals"))
+}
+
+/// A root's directory name: the first 128 bits of the SHA-256 of its path.
+fn key(root: &Path) -> String {
+    Sha256::digest(root.as_os_str().as_encoded_bytes())[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Create `dir` and its missing parents, the last private to the user.
+fn create_private(dir: &Path) -> io::Result<()> {
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    match builder.create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The globs that protect `journal` where it lies inside one of `roots`
+/// (a root below the per-user state directory, say the home directory):
+/// the guest then refuses to write into it as into `.git`.
+pub(crate) fn protect_globs<'a>(
+    journal: &Path,
+    roots: impl Iterator<Item = &'a Path>,
+) -> Vec<String> {
+    roots
+        .filter_map(|root| journal.strip_prefix(root).ok())
+        .filter_map(Path::to_str)
+        .filter(|rel| !rel.is_empty())
+        .flat_map(|rel| [rel.to_owned(), format!("{rel}/**")])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_root_has_its_own_private_journal() {
+        let base = tempfile::tempdir().expect("tempdir");
+        let choice = JournalChoice::In(base.path().to_path_buf());
+        let a = choice.dir_for(Path::new("/srv/a")).expect("a").expect("on");
+        let b = choice.dir_for(Path::new("/srv/b")).expect("b").expect("on");
+        assert_ne!(a, b);
+        assert_eq!(
+            choice.dir_for(Path::new("/srv/a")).expect("again"),
+            Some(a.clone())
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&a).expect("meta").permissions().mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
+        assert_eq!(
+            JournalChoice::Off
+                .dir_for(Path::new("/srv/a"))
+                .expect("off"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_journal_inside_a_root_is_protected_there() {
+        let globs = protect_globs(
+            Path::new("/home/u/.local/state/write-tool/journals/abc"),
+            [Path::new("/home/u"), Path::new("/srv/other")].into_iter(),
+        );
+        assert_eq!(
+            globs,
+            [
+                ".local/state/write-tool/journals/abc",
+                ".local/state/write-tool/journals/abc/**"
+            ]
+        );
+    }
+}

@@ -1,0 +1,216 @@
+//! The journal (`docs/contract.md#journal`): every applied change
+//! recorded with what it replaced; revert, checkpoints, write_many, the
+//! chain, the bounds.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::{Value, json};
+
+use write_tool::{Options, WriteTool};
+
+use crate::support::{Project, Tree, decode, options};
+
+/// The records of the journal's `log`.
+fn records(p: &Project) -> Vec<Value> {
+    fs::read_to_string(p.journal().join("log"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("record"))
+        .collect()
+}
+
+#[test]
+fn every_applied_write_is_recorded_and_nothing_else_is() {
+    let p = Project::journaled();
+    let env = p.put("a.txt", "one\n");
+    let created = env.data().change_id.clone().expect("change id");
+    let env = p.put("a.txt", "two\n");
+    let updated = env.data().change_id.clone().expect("change id");
+    assert_ne!(created, updated);
+    // A dry run, identical content and a refusal record nothing.
+    let dry = p.call(json!({"path": "a.txt", "content": "three\n", "dry_run": true}));
+    assert_eq!(dry.data().change_id, None);
+    let same = p.put("a.txt", "two\n");
+    assert_eq!(same.data().change_id, None);
+    p.call(json!({"path": "../x", "content": "x"}))
+        .assert_error("ACCESS_DENIED");
+    let records = records(&p);
+    assert_eq!(records.len(), 2, "{records:?}");
+    let [first, second] = &records[..] else {
+        unreachable!()
+    };
+    assert_eq!(first["id"], created.as_str());
+    assert_eq!(first["files"][0]["op"], "create");
+    assert_eq!(first["files"][0]["path"], "a.txt");
+    assert!(first["files"][0]["old"].is_null());
+    assert_eq!(second["files"][0]["op"], "update");
+    assert_eq!(second["files"][0]["old"]["size"], 4);
+    assert_eq!(second["files"][0]["new"]["size"], 4);
+    // The old content is saved, named by its digest.
+    let digest = second["files"][0]["old"]["digest"]
+        .as_str()
+        .expect("digest");
+    assert_eq!(
+        fs::read(p.journal().join("objects").join(digest)).expect("saved"),
+        b"one\n"
+    );
+    // Chained: each record holds the SHA-256 of the line before.
+    assert_eq!(first["prev"], "0".repeat(64));
+    assert_ne!(second["prev"], first["prev"]);
+}
+
+#[test]
+fn revert_restores_content_and_mode_and_removes_what_a_change_created() {
+    let p = Project::journaled();
+    p.write("tool.sh", "#!/bin/sh\necho one\n");
+    fs::set_permissions(p.path("tool.sh"), fs::Permissions::from_mode(0o750)).expect("chmod");
+    let before = p.tree();
+    let update = p.put("tool.sh", "#!/bin/sh\necho two\n");
+    let update_id = update.data().change_id.clone().expect("id");
+    let create = p.put("new/deep/file.txt", "fresh\n");
+    assert!(create.data().change_id.is_some());
+    // The latest change first: the created file and its directories go.
+    let env = p.call(json!({"change_id": create.data().change_id}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert!(!p.exists("new"), "created directories removed");
+    // Then the update: the old bytes and mode come back.
+    let env = p.call(json!({"change_id": update_id}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(p.read_string("tool.sh"), "#!/bin/sh\necho one\n");
+    assert_eq!(p.mode("tool.sh"), 0o750);
+    assert_eq!(
+        p.tree().without("journal").without_directory_times(),
+        before.without("journal").without_directory_times()
+    );
+    // A revert is a change too: reverting it writes `two` again.
+    let revert_id = env.data().change_id.clone().expect("revert id");
+    let env = p.call(json!({"change_id": revert_id}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(p.read_string("tool.sh"), "#!/bin/sh\necho two\n");
+}
+
+#[test]
+fn a_revert_of_a_file_changed_since_is_a_conflict_unless_forced() {
+    let p = Project::journaled();
+    p.write("a.txt", "one\n");
+    let id = p
+        .put("a.txt", "two\n")
+        .data()
+        .change_id
+        .clone()
+        .expect("id");
+    p.write("a.txt", "three, by someone else\n");
+    let before = p.tree();
+    let env = p.call(json!({"change_id": id}));
+    env.assert_error("CONFLICT");
+    assert!(env.text.contains("three, by someone else"), "{}", env.text);
+    assert_eq!(p.tree(), before, "a refused revert changes nothing");
+    let env = p.call(json!({"change_id": id, "force": true}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(p.read_string("a.txt"), "one\n");
+}
+
+#[test]
+fn a_checkpoint_rewinds_every_later_change_at_once() {
+    let p = Project::journaled();
+    p.write("keep.txt", "kept\n");
+    p.put("a.txt", "a1\n");
+    let env = p.call(json!({"checkpoint": "before-refactor"}));
+    assert_eq!(env.data().operation, "checkpoint");
+    let before = p.tree();
+    p.put("a.txt", "a2\n");
+    p.put("b/c.txt", "c\n");
+    p.put("a.txt", "a3\n");
+    p.put("keep.txt", "changed\n");
+    let env = p.call(json!({"to": "before-refactor", "dry_run": true}));
+    assert_eq!(env.status, "partial");
+    assert_eq!(env.data().files.len(), 3, "{:?}", env.data().files);
+    let env = p.call(json!({"to": "before-refactor"}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(
+        p.tree().without("journal").without_directory_times(),
+        before.without("journal").without_directory_times()
+    );
+}
+
+#[test]
+fn write_many_writes_all_or_none() {
+    let p = Project::journaled();
+    p.write("a.txt", "a\n");
+    let before = p.tree();
+    // One bad write refuses them all, before anything is staged.
+    let env = p.call(json!({"writes": [
+        {"path": "a.txt", "content": "A\n"},
+        {"path": "new.txt", "content": "new\n"},
+        {"path": ".git/config", "content": "x"},
+    ]}));
+    env.assert_error("ACCESS_DENIED");
+    assert!(env.text.starts_with("writes[2]"), "{}", env.text);
+    assert_eq!(p.tree().without("journal"), before.without("journal"));
+    let env = p.call(json!({"writes": [
+        {"path": "a.txt", "content": "A\n"},
+        {"path": "dir/new.txt", "content": "new\n"},
+    ]}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    let data = env.data();
+    assert_eq!(data.operation, "many");
+    assert_eq!(data.files.len(), 2);
+    assert!(data.diff_preview.contains("+A"), "{}", data.diff_preview);
+    assert!(data.diff_preview.contains("+new"), "{}", data.diff_preview);
+    assert_eq!(p.read_string("a.txt"), "A\n");
+    assert_eq!(p.read_string("dir/new.txt"), "new\n");
+    // One revert undoes the whole group.
+    let env = p.call(json!({"change_id": data.change_id}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(
+        p.tree().without("journal").without_directory_times(),
+        before.without("journal").without_directory_times()
+    );
+}
+
+#[test]
+fn the_host_reads_history_and_verifies_the_chain() {
+    let p = Project::journaled();
+    p.put("a.txt", "1\n");
+    p.put("a.txt", "2\n");
+    p.put("b.txt", "b\n");
+    let history = p.host(json!({"journal": "history", "path": "a.txt"}));
+    assert_eq!(history["history"].as_array().map(Vec::len), Some(2));
+    let verify = p.host(json!({"journal": "verify"}));
+    assert_eq!(verify["verify"]["ok"], true, "{verify}");
+    // A model cannot ask.
+    p.call(json!({"journal": "history"}))
+        .assert_error("PERMISSION_DENIED");
+    // An edited record is found.
+    let log = p.journal().join("log");
+    let text = fs::read_to_string(&log).expect("log");
+    fs::write(&log, text.replacen("\"size\":2", "\"size\":3", 1)).expect("edit");
+    let verify = p.host(json!({"journal": "verify"}));
+    assert_eq!(verify["verify"]["ok"], false, "{verify}");
+    let _ = Tree::of(&p.journal());
+}
+
+#[test]
+fn a_host_can_keep_revert_from_the_model() {
+    let tool = WriteTool::new(Options {
+        model_revert: false,
+        ..options()
+    })
+    .expect("tool");
+    let p = Project::journaled();
+    let call = |args: Value| decode(&tool.call(p.root(), &args.to_string()));
+    let id = call(json!({"path": "a.txt", "content": "one\n"}))
+        .data()
+        .change_id
+        .clone()
+        .expect("recorded");
+    let before = p.tree();
+    call(json!({"change_id": id})).assert_error("PERMISSION_DENIED");
+    call(json!({"checkpoint": "x"})).assert_error("PERMISSION_DENIED");
+    assert_eq!(p.tree(), before);
+    // The host's own command may.
+    let env = decode(&tool.call_as_host(p.root(), &json!({"change_id": id}).to_string()));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert!(!p.exists("a.txt"));
+}
