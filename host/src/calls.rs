@@ -46,6 +46,11 @@ impl Calls {
         }
     }
 
+    /// The tool.
+    pub(crate) fn tool(&self) -> &WriteTool {
+        &self.tool
+    }
+
     /// The envelope JSON for one request under `root`. The slot travels
     /// with the blocking task, so a call whose waiter went away still holds
     /// it until it ends. Fails only when the call could not run to its end

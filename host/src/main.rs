@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use write_tool::mcp::RootsError;
-use write_tool::{Root, WriteTool, ambient_authority};
+use write_tool::{Options, Root, WriteTool, ambient_authority};
 
 use cli::commands;
 use cli::flags::{Cli, Command};
@@ -39,7 +39,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
     }
     if let Command::Mcp = cli.command {
         // An MCP server starts whatever its roots: it tells the client.
-        let roots = mcp_roots(cli.root);
+        let roots = mcp_roots(cli.root, &options);
         let tool = WriteTool::new(options)
             .map_err(anyhow::Error::from)
             .context("cannot start the tool")?;
@@ -47,7 +47,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
     }
     let root = match cli.command {
         Command::Schema => None,
-        _ => Some(open_root(cli.root)?),
+        _ => Some(open_root(cli.root, &options)?),
     };
     let ws = match &cli.command {
         Command::Serve {
@@ -97,6 +97,18 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 commands::serve_ws(tool, root, addrs, options)
             }
         },
+        Command::WriteMany { dry_run } => {
+            commands::write_many(&tool, &root, dry_run, limit, pretty)
+        }
+        Command::Undo {
+            id,
+            to,
+            force,
+            dry_run,
+        } => commands::undo(&tool, &root, id, to, force, dry_run, pretty),
+        Command::Checkpoint { name } => commands::checkpoint(&tool, &root, &name, pretty),
+        Command::History { path, json } => commands::history(&tool, &root, path, json),
+        Command::Journal { action } => commands::journal(&tool, &root, action),
         Command::Schema | Command::Component { .. } | Command::Mcp => {
             unreachable!("answered above")
         }
@@ -122,14 +134,14 @@ fn listen_addrs(addr: &str, allow_remote: bool) -> anyhow::Result<(String, Vec<S
 
 /// The roots of `mcp`: those `--root` names, or the client's with the
 /// current directory for a client that offers none.
-fn mcp_roots(roots: Vec<PathBuf>) -> commands::McpRoots {
+fn mcp_roots(roots: Vec<PathBuf>, options: &Options) -> commands::McpRoots {
     if !roots.is_empty() {
         let shown = roots
             .iter()
             .map(|r| r.display().to_string())
             .collect::<Vec<_>>()
             .join(", ");
-        return match Root::open_all(&roots, ambient_authority()) {
+        return match options.root(&roots, ambient_authority()) {
             Ok(root) => commands::McpRoots::Given(root),
             Err(e) => commands::McpRoots::Broken(RootsError::Configured {
                 roots: shown,
@@ -141,15 +153,20 @@ fn mcp_roots(roots: Vec<PathBuf>) -> commands::McpRoots {
     let own = std::env::current_dir()
         .ok()
         .filter(|cwd| cwd.parent().is_some())
-        .and_then(|cwd| Root::open(cwd, ambient_authority()).ok())
+        .and_then(|cwd| options.root([cwd], ambient_authority()).ok())
         .ok_or(RootsError::NoProject);
     commands::McpRoots::FollowClient(own)
 }
 
-/// The roots `--root` names, or the current directory.
-fn open_root(mut roots: Vec<PathBuf>) -> anyhow::Result<Root> {
+/// The roots `--root` names, or the current directory, with the journal
+/// the options choose.
+fn open_root(mut roots: Vec<PathBuf>, options: &Options) -> anyhow::Result<Root> {
     if roots.is_empty() {
         roots.push(std::env::current_dir().context("cannot read the current directory")?);
     }
-    Root::open_all(&roots, ambient_authority()).context("a root is not a usable directory")
+    let root =
+        Root::open_all(&roots, ambient_authority()).context("a root is not a usable directory")?;
+    options.attach_journal(root).context(
+        "cannot keep the journal (pass --journal DIR to keep it elsewhere, or --no-journal)",
+    )
 }

@@ -71,6 +71,11 @@ pub struct Options {
     /// one when it is opened through [`Options::root`] (default: off; the
     /// CLI's default is on).
     pub journal: JournalChoice,
+    /// The journal's bounds: size in bytes, changes, age in days
+    /// (defaults 1 GiB, 10,000, 30).
+    pub journal_bounds: (u64, u64, u64),
+    /// `write_many`'s bounds: files, bytes of content (defaults 100, 64 MiB).
+    pub many_bounds: (u64, u64),
     /// Let calls revert changes and set checkpoints (default true). Off,
     /// `call` refuses them and the MCP server does not list them: only the
     /// host's own commands ([`WriteTool::call_as_host`](crate::WriteTool::call_as_host)) can.
@@ -95,6 +100,12 @@ impl Default for Options {
             max_concurrent_calls: 100,
             pool_instances: true,
             journal: JournalChoice::Off,
+            journal_bounds: (
+                defaults::JOURNAL_MAX_BYTES,
+                defaults::JOURNAL_MAX_CHANGES,
+                defaults::JOURNAL_MAX_AGE_DAYS,
+            ),
+            many_bounds: (defaults::MANY_MAX_FILES, defaults::MANY_MAX_BYTES),
             model_revert: true,
         }
     }

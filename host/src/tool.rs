@@ -361,6 +361,11 @@ fn settings_of(options: &Options) -> Settings {
         sweep_temps: true,
         refuse_placeholders: options.refuse_placeholders,
         revert: options.model_revert,
+        journal_max_bytes: options.journal_bounds.0,
+        journal_max_changes: options.journal_bounds.1,
+        journal_max_age_days: options.journal_bounds.2,
+        many_max_files: options.many_bounds.0,
+        many_max_bytes: options.many_bounds.1,
         ..Settings::default()
     }
 }

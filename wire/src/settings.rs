@@ -64,6 +64,8 @@ pub const MAX_REQUEST_BYTES: &str = "WRITE_TOOL_MAX_REQUEST_BYTES";
 /// The `write-tool` CLI's roots when no `--root` is given (a `PATH`-style
 /// list).
 pub const ROOT: &str = "WRITE_TOOL_ROOT";
+/// The `write-tool` host's journal directory (`off`: no journal).
+pub const JOURNAL_DIR: &str = "WRITE_TOOL_JOURNAL_DIR";
 
 /// Whether `value` turns something off, in the spellings people write:
 /// `off`, `false`, `no` or `0`, in any case.
@@ -87,13 +89,14 @@ pub fn is_on(value: &str) -> bool {
 /// not the component's. The component takes them for known and ignores
 /// them: hosts that hand the component their whole environment (jco's
 /// preview2-shim does) pass them on from a user's shell.
-pub const HOST_ONLY: [&str; 6] = [
+pub const HOST_ONLY: [&str; 7] = [
     CACHE,
     CACHE_DIR,
     TIMEOUT_MS,
     MEMORY_LIMIT_MIB,
     MAX_REQUEST_BYTES,
     ROOT,
+    JOURNAL_DIR,
 ];
 
 /// How hard a write works to survive a power cut.

@@ -285,7 +285,7 @@ fn file_of(p: &Planned<'_>, config: &Config) -> GroupFile {
         ),
         changes,
         warnings: Vec::new(),
-        encoding: "as saved".to_owned(),
+        encoding: String::new(),
     }
 }
 

@@ -9,7 +9,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::parser::ValueSource;
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 use write_tool::wire::settings;
-use write_tool::{CompileCache, Durability, Options};
+use write_tool::{CompileCache, Durability, JournalChoice, Options};
 
 /// Write files for AI agents, sandboxed in a WebAssembly component.
 #[derive(Debug, Parser)]
@@ -103,6 +103,53 @@ pub(crate) struct Cli {
     #[arg(long, global = true)]
     no_cache: bool,
 
+    /// Keep the journals (every change's record and what it replaced, for
+    /// undo) below this directory, one per project root (default: the
+    /// per-user state directory, $XDG_STATE_HOME/write-tool/journals or
+    /// ~/.local/state/write-tool/journals). 'off' is --no-journal.
+    #[arg(long, global = true, value_name = "DIR", env = settings::JOURNAL_DIR)]
+    journal: Option<PathBuf>,
+
+    /// Record nothing: changes cannot be undone and write-many is refused.
+    #[arg(long, global = true)]
+    no_journal: bool,
+
+    /// The journal's bound on its size, in bytes (oldest changes dropped first).
+    #[arg(long, global = true, value_name = "BYTES", env = settings::JOURNAL_MAX_BYTES,
+          default_value_t = write_tool::wire::defaults::JOURNAL_MAX_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    journal_max_bytes: u64,
+
+    /// The journal's bound on the changes it keeps.
+    #[arg(long, global = true, value_name = "N", env = settings::JOURNAL_MAX_CHANGES,
+          default_value_t = write_tool::wire::defaults::JOURNAL_MAX_CHANGES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    journal_max_changes: u64,
+
+    /// The journal's bound on a change's age, in days.
+    #[arg(long, global = true, value_name = "DAYS", env = settings::JOURNAL_MAX_AGE_DAYS,
+          default_value_t = write_tool::wire::defaults::JOURNAL_MAX_AGE_DAYS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    journal_max_age_days: u64,
+
+    /// Most files one write-many writes.
+    #[arg(long, global = true, value_name = "N", env = settings::MANY_MAX_FILES,
+          default_value_t = write_tool::wire::defaults::MANY_MAX_FILES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    many_max_files: u64,
+
+    /// Most bytes of content one write-many carries in all.
+    #[arg(long, global = true, value_name = "BYTES", env = settings::MANY_MAX_BYTES,
+          default_value_t = write_tool::wire::defaults::MANY_MAX_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    many_max_bytes: u64,
+
+    /// Keep revert and checkpoints from the model: `call`, `serve` and
+    /// the servers refuse them and `mcp` does not list them. The `undo`
+    /// and `checkpoint` commands still work.
+    #[arg(long, global = true)]
+    no_model_revert: bool,
+
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -182,6 +229,59 @@ pub(crate) enum Command {
     },
     /// Print the tool definition (name, description, parameter schema).
     Schema,
+    /// Write several files, all or none: a JSON array of write arguments
+    /// ([{"path": ..., "content": ...}, ...]) on stdin, recorded as one
+    /// change.
+    WriteMany {
+        /// Compute every diff, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Undo a change (the latest when no ID is given), or every change
+    /// since a checkpoint (--to NAME). A file changed since is not
+    /// reverted unless --force.
+    Undo {
+        /// The change id, as a write's data.change_id and `history` give it.
+        #[arg(conflicts_with = "to")]
+        id: Option<String>,
+        /// Undo every change after this checkpoint.
+        #[arg(long, value_name = "NAME")]
+        to: Option<String>,
+        /// Revert files changed since, losing those changes.
+        #[arg(long)]
+        force: bool,
+        /// Show what would be restored, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Mark a point that `undo --to NAME` goes back to.
+    Checkpoint {
+        /// Its name.
+        name: String,
+    },
+    /// List the recorded changes, newest first (of PATH only, if given).
+    History {
+        /// Only changes of this path (as the envelopes' path_resolved).
+        path: Option<String>,
+        /// Print the records as JSON, for an audit.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check or maintain the journal.
+    Journal {
+        #[command(subcommand)]
+        action: JournalAction,
+    },
+}
+
+/// What `write-tool journal` does.
+#[derive(Debug, Clone, Copy, Subcommand)]
+pub(crate) enum JournalAction {
+    /// Check the chain of records; report the first that was altered,
+    /// removed or reordered, and the head to keep for later audits.
+    Verify,
+    /// Drop old changes now, as the bounds say.
+    Gc,
 }
 
 /// The flags of `write` itself, which a person may put before the
@@ -250,7 +350,7 @@ pub(crate) fn parse() -> Cli {
 
 /// The `WRITE_TOOL_*` variables the CLI reads: the component's settings
 /// (but the per-call sweep, which the host decides) and the host's own.
-const READ_BY_THE_CLI: [&str; 14] = [
+const READ_BY_THE_CLI: [&str; 20] = [
     settings::MAX_CONTENT_BYTES,
     settings::ALLOW_EMPTY,
     settings::DIFF_TIMEOUT_MS,
@@ -265,6 +365,12 @@ const READ_BY_THE_CLI: [&str; 14] = [
     settings::MEMORY_LIMIT_MIB,
     settings::MAX_REQUEST_BYTES,
     settings::ROOT,
+    settings::JOURNAL_DIR,
+    settings::JOURNAL_MAX_BYTES,
+    settings::JOURNAL_MAX_CHANGES,
+    settings::JOURNAL_MAX_AGE_DAYS,
+    settings::MANY_MAX_FILES,
+    settings::MANY_MAX_BYTES,
 ];
 
 /// Refuse a `WRITE_TOOL_*` variable the CLI does not read, and the two it
@@ -350,8 +456,35 @@ impl Cli {
                 Command::Mcp | Command::Serve { ws: Some(_), .. } => SERVER_CALLS,
                 _ => 2,
             },
-            pool_instances: !matches!(self.command, Command::Write { .. } | Command::Call),
+            pool_instances: !matches!(
+                self.command,
+                Command::Write { .. }
+                    | Command::Call
+                    | Command::WriteMany { .. }
+                    | Command::Undo { .. }
+                    | Command::Checkpoint { .. }
+                    | Command::History { .. }
+                    | Command::Journal { .. }
+            ),
+            journal: self.journal_choice(),
+            journal_bounds: (
+                self.journal_max_bytes,
+                self.journal_max_changes,
+                self.journal_max_age_days,
+            ),
+            many_bounds: (self.many_max_files, self.many_max_bytes),
+            model_revert: !self.no_model_revert,
             ..Options::default()
+        }
+    }
+
+    /// Where journals are kept: on by default.
+    fn journal_choice(&self) -> JournalChoice {
+        match &self.journal {
+            _ if self.no_journal => JournalChoice::Off,
+            Some(dir) if dir.to_str().is_some_and(settings::is_off) => JournalChoice::Off,
+            Some(dir) => JournalChoice::In(dir.clone()),
+            None => JournalChoice::Default,
         }
     }
 

@@ -163,7 +163,7 @@ impl McpServer {
 
     fn with_roots(tool: Arc<WriteTool>, roots: Roots) -> wasmtime::Result<McpServer> {
         let definition: Value = serde_json::from_str(&tool.definition()?)?;
-        let tools = tools(&definition)?;
+        let tools = tools(&definition, tool.options().model_revert)?;
         Ok(McpServer {
             calls: Calls::new(tool),
             roots,
@@ -187,7 +187,7 @@ impl McpServer {
             .peer_info()
             .is_some_and(|info| info.capabilities.roots.is_some());
         let current = if offers {
-            client_roots(peer).await
+            client_roots(peer, self.calls.tool().options()).await
         } else {
             own.clone()
         };
@@ -337,7 +337,7 @@ impl ServerHandler for McpServer {
         // follows the notification waits for the new roots.
         if let Roots::Client { listed, .. } = &self.roots {
             let mut listed = listed.lock().await;
-            *listed = Some(client_roots(&context.peer).await);
+            *listed = Some(client_roots(&context.peer, self.calls.tool().options()).await);
         }
     }
 
@@ -349,7 +349,14 @@ impl ServerHandler for McpServer {
         let name = request.name.as_ref();
         if !self.tools.iter().any(|t| t.name == name) {
             return Err(ErrorData::invalid_params(
-                format!("Unknown tool '{name}'. This server has 'Write' and 'write_file'."),
+                format!(
+                    "Unknown tool '{name}'. This server has {}.",
+                    self.tools
+                        .iter()
+                        .map(|t| format!("'{}'", t.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
                 None,
             ));
         }
@@ -368,7 +375,10 @@ impl ServerHandler for McpServer {
 /// Opening them resolves the paths the client named against the process's
 /// ambient file-system authority, as [`Root::open_all`] does for `--root`.
 #[allow(deprecated, reason = "clients still offer roots; see above")]
-async fn client_roots(peer: &Peer<RoleServer>) -> Result<Arc<Root>, RootsError> {
+async fn client_roots(
+    peer: &Peer<RoleServer>,
+    options: &crate::Options,
+) -> Result<Arc<Root>, RootsError> {
     let listed = peer
         .list_roots()
         .await
@@ -381,7 +391,8 @@ async fn client_roots(peer: &Peer<RoleServer>) -> Result<Arc<Root>, RootsError> 
     if paths.is_empty() {
         return Err(RootsError::NoFileRoots);
     }
-    Root::open_all(&paths, ambient_authority())
+    options
+        .root(&paths, ambient_authority())
         .map(Arc::new)
         .map_err(|e| RootsError::ClientRootUnusable(e.to_string()))
 }
@@ -411,8 +422,10 @@ fn result(envelope: String) -> CallToolResult {
     result
 }
 
-/// `Write` from the component's definition, and `write_file`.
-fn tools(definition: &Value) -> wasmtime::Result<Vec<Tool>> {
+/// `Write` from the component's definition, `write_file`, `write_many`,
+/// and — unless the host keeps them from the model — `revert` and
+/// `checkpoint` (`docs/contract.md#journal`).
+fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<Tool>> {
     let Some(Value::Object(schema)) = definition.get("parameters") else {
         return Err(wasmtime::Error::msg(
             "the tool definition has no parameter schema",
@@ -455,7 +468,89 @@ fn tools(definition: &Value) -> wasmtime::Result<Vec<Tool>> {
         Arc::new(file_schema),
     )
     .annotate(annotations("Write file (write_file)"));
-    Ok(vec![write, write_file])
+    let mut item = schema.clone();
+    if let Some(Value::Object(properties)) = item.get_mut("properties") {
+        properties.remove("dry_run");
+    }
+    let object = |value: Value| match value {
+        Value::Object(map) => Arc::new(map),
+        _ => unreachable!("a JSON object literal"),
+    };
+    let write_many = Tool::new(
+        "write_many",
+        "Write several files as one change, all or none: every path, lock and content is \
+         checked and every file staged before the first is replaced; a crash leaves all old or \
+         all new. Answers with one envelope (data.files per file) and one change_id, which \
+         `revert` takes to undo the whole group.",
+        object(json!({
+            "type": "object",
+            "properties": {
+                "writes": {
+                    "type": "array",
+                    "description": "The writes, each with Write's parameters (path, content, and optionally the lock values, create_only, keep_format, encoding).",
+                    "items": Value::Object(item),
+                    "minItems": 1
+                },
+                "dry_run": {
+                    "type": "boolean",
+                    "description": "Compute every diff, change nothing.",
+                    "default": false
+                }
+            },
+            "required": ["writes"]
+        })),
+    )
+    .annotate(annotations("Write several files"));
+    let mut tools = vec![write, write_file, write_many];
+    if revert {
+        tools.push(
+            Tool::new(
+                "revert",
+                "Undo a change this tool made: the latest, the one `change_id` names (a write's \
+                 data.change_id), or every change since the checkpoint `to`. Files get back \
+                 exactly what they held; files a change created are removed. A file changed \
+                 since is not reverted (CONFLICT, with what would be lost) unless `force`.",
+                object(json!({
+                    "type": "object",
+                    "properties": {
+                        "change_id": {"type": "string", "description": "The change to undo (default: the latest)."},
+                        "to": {"type": "string", "description": "Undo every change after this checkpoint."},
+                        "force": {"type": "boolean", "description": "Revert files changed since, losing those changes.", "default": false},
+                        "dry_run": {"type": "boolean", "description": "Show what would be restored, change nothing.", "default": false}
+                    }
+                })),
+            )
+            .annotate(
+                ToolAnnotations::with_title("Undo a change")
+                    .read_only(false)
+                    .destructive(true)
+                    .idempotent(false)
+                    .open_world(false),
+            ),
+        );
+        tools.push(
+            Tool::new(
+                "checkpoint",
+                "Mark a point to go back to: `revert` with `to` set to this name later undoes \
+                 every change made after it, all at once.",
+                object(json!({
+                    "type": "object",
+                    "properties": {
+                        "checkpoint": {"type": "string", "description": "The checkpoint's name."}
+                    },
+                    "required": ["checkpoint"]
+                })),
+            )
+            .annotate(
+                ToolAnnotations::with_title("Set a checkpoint")
+                    .read_only(false)
+                    .destructive(false)
+                    .idempotent(false)
+                    .open_world(false),
+            ),
+        );
+    }
+    Ok(tools)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ test that runs this checks the files on disk.
 
 import asyncio
 import json
+import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters
@@ -33,14 +34,15 @@ async def main(binary, root):
             assert init.capabilities.tools is not None
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"Write", "write_file"}, set(tools)
+            assert set(tools) == {"Write", "write_file", "write_many", "revert", "checkpoint"}, set(tools)
             write = tools["Write"]
             assert write.input_schema["required"] == ["path", "content"], write.input_schema
             assert "dry_run" in write.input_schema["properties"]
             for tool in tools.values():
                 hints = tool.annotations
-                assert hints.destructive_hint is True, hints
-                assert hints.idempotent_hint is True, hints
+                writes = tool.name in ("Write", "write_file", "write_many")
+                assert hints.destructive_hint is (tool.name != "checkpoint"), hints
+                assert hints.idempotent_hint is writes, hints
                 assert hints.open_world_hint is False, hints
 
             env = envelope(await session.call_tool("Write", {"path": "src/a.txt", "content": "one\n"}))
@@ -78,6 +80,19 @@ async def main(binary, root):
                 assert "Unknown tool" in str(err), err
             else:
                 raise AssertionError("an unknown tool must be a JSON-RPC error")
+
+            # Several files as one change, a checkpoint, and the change
+            # undone: the journal's tools (docs/contract.md#journal).
+            writes = [{"path": "many/1.txt", "content": "1\n"}, {"path": "many/2.txt", "content": "2\n"}]
+            env = envelope(await session.call_tool("write_many", {"writes": writes}))
+            assert env["data"]["operation"] == "many" and len(env["data"]["files"]) == 2, env
+            group = env["data"]["change_id"]
+            env = envelope(await session.call_tool("checkpoint", {"checkpoint": "mcp"}))
+            assert env["data"]["operation"] == "checkpoint", env
+            env = envelope(await session.call_tool("revert", {"change_id": group}))
+            assert env["status"] == "success", env
+            assert [f["operation"] for f in env["data"]["files"]] == ["delete", "delete"], env
+            assert not os.path.exists(os.path.join(root, "many")), "the group is undone"
 
             # The server is still there after all of that.
             env = envelope(await session.call_tool("Write", {"path": "last.txt", "content": "still here\n"}))
