@@ -62,7 +62,7 @@ fn setup() -> Result<Setup, ToolError> {
             max_age_ms: i64::try_from(settings.journal_max_age_days.saturating_mul(86_400_000))
                 .unwrap_or(i64::MAX),
         };
-        let journal = Journal::open(dir, bounds)
+        let journal = Journal::open(dir, bounds, settings.holder.clone())
             .map_err(|e| ToolError::journal(&format!("its directory could not be set up ({e})")))?;
         config.journal = Some(Arc::new(journal));
     }

@@ -90,6 +90,50 @@ fn create_private(dir: &Path) -> io::Result<()> {
     }
 }
 
+/// Who this process is, as the guest writes it into the journal's lock:
+/// `write-tool <pid> <start time>` where `/proc` tells them, else `None`.
+pub(crate) fn holder() -> Option<String> {
+    static HOLDER: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    HOLDER
+        .get_or_init(|| {
+            let pid = std::process::id();
+            start_time(pid).map(|start| format!("write-tool {pid} {start}"))
+        })
+        .clone()
+}
+
+/// When process `pid` started, in clock ticks since boot (`/proc`).
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name, which may hold spaces and parentheses.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Remove the journal's lock if a `write-tool` process that died holds
+/// it (it was killed in the middle of a commit): the next call need not
+/// wait for the lock to grow stale. A lock of a live process, or of
+/// another host, is left alone.
+pub(crate) fn clear_dead_lock(journal: &Path) {
+    let lock = journal.join("lock");
+    let Ok(holder) = std::fs::read_to_string(&lock) else {
+        return;
+    };
+    let mut parts = holder.split_whitespace();
+    let (Some("write-tool"), Some(pid), Some(start)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return;
+    };
+    let (Ok(pid), Ok(start)) = (pid.parse::<u32>(), start.parse::<u64>()) else {
+        return;
+    };
+    if start_time(pid) != Some(start)
+        && std::fs::read_to_string(&lock).is_ok_and(|again| again == holder)
+    {
+        let _ = std::fs::remove_file(&lock);
+    }
+}
+
 /// The globs that protect `journal` where it lies inside one of `roots`
 /// (a root below the per-user state directory, say the home directory):
 /// the guest then refuses to write into it as into `.git`.

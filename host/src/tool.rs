@@ -308,6 +308,12 @@ impl WriteTool {
                 env.push((settings::SWEEP_TEMPS, "false".to_owned()));
             }
             if let Some((name, protect)) = journal {
+                if let Some(dir) = root.journal() {
+                    crate::journal::clear_dead_lock(dir);
+                }
+                if let Some(holder) = crate::journal::holder() {
+                    env.push((settings::HOLDER, holder));
+                }
                 env.push((settings::JOURNAL, name));
                 if !protect.is_empty() {
                     match env.iter_mut().find(|(k, _)| *k == settings::PROTECT) {

@@ -214,3 +214,145 @@ fn a_host_can_keep_revert_from_the_model() {
     assert_eq!(env.code(), None, "{}", env.text);
     assert!(!p.exists("a.txt"));
 }
+
+#[test]
+fn a_saved_content_altered_since_is_never_restored() {
+    let p = Project::journaled();
+    p.write("a.txt", "one\n");
+    let id = p
+        .put("a.txt", "two\n")
+        .data()
+        .change_id
+        .clone()
+        .expect("id");
+    // The saved copy is the old file itself (a hard link): written in
+    // place, it no longer has its digest.
+    let record = &records(&p)[0];
+    let digest = record["files"][0]["old"]["digest"]
+        .as_str()
+        .expect("digest");
+    fs::write(p.journal().join("objects").join(digest), "forged\n").expect("alter");
+    let before = p.tree();
+    let env = p.call(json!({"change_id": id, "force": true}));
+    env.assert_error("EXECUTION_ERROR");
+    assert!(
+        env.text.contains("changed since it was saved"),
+        "{}",
+        env.text
+    );
+    assert_eq!(p.tree(), before);
+    assert_eq!(p.read_string("a.txt"), "two\n");
+}
+
+#[test]
+fn undo_gives_back_the_exact_bytes_of_a_file_in_another_encoding() {
+    let p = Project::journaled();
+    // windows-1252 with CRLF line endings: kept by the write, and given back
+    // byte for byte by the revert.
+    let old: &[u8] = b"caf\xe9 cr\xe8me\r\nna\xefve\r\n";
+    p.write("menu.txt", old);
+    let env = p.put("menu.txt", "café crème\nnaïve\nbrûlée\n");
+    assert_eq!(env.data().encoding, "windows-1252", "{}", env.text);
+    let id = env.data().change_id.clone().expect("id");
+    p.call(json!({"change_id": id})).assert_status("success");
+    assert_eq!(p.read("menu.txt"), old);
+}
+
+#[test]
+fn verify_finds_a_removed_or_reordered_record() {
+    let p = Project::journaled();
+    for i in 0..4 {
+        p.put("a.txt", &format!("{i}\n"));
+    }
+    let log = p.journal().join("log");
+    let lines: Vec<String> = fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    for (what, edited) in [
+        (
+            "removed",
+            [&lines[0], &lines[1], &lines[3]]
+                .map(|l| l.as_str())
+                .join("\n"),
+        ),
+        (
+            "reordered",
+            [&lines[0], &lines[2], &lines[1], &lines[3]]
+                .map(|l| l.as_str())
+                .join("\n"),
+        ),
+    ] {
+        fs::write(&log, edited + "\n").expect("edit");
+        let verify = p.host(json!({"journal": "verify"}));
+        assert_eq!(verify["verify"]["ok"], false, "{what}: {verify}");
+    }
+    fs::write(&log, lines.join("\n") + "\n").expect("restore");
+    assert_eq!(p.host(json!({"journal": "verify"}))["verify"]["ok"], true);
+}
+
+#[test]
+fn the_bounds_drop_the_oldest_changes_and_what_only_they_saved() {
+    let tool = WriteTool::new(Options {
+        journal_bounds: (1 << 30, 3, 30),
+        ..options()
+    })
+    .expect("tool");
+    let p = Project::journaled();
+    let call = |args: Value| decode(&tool.call(p.root(), &args.to_string()));
+    for i in 0..70 {
+        call(json!({"path": "a.txt", "content": format!("version {i}\n")}))
+            .assert_status("success");
+    }
+    let kept: Vec<Value> = records(&p);
+    let changes = kept.iter().filter(|r| r["kind"] == "write").count();
+    // Applied every 64th record, and for good by `journal gc`.
+    assert!(changes < 70, "{changes} changes kept");
+    let gc = tool.call_as_host(p.root(), &json!({"journal": "gc"}).to_string());
+    assert!(gc.contains(r#""status":"success""#), "{gc}");
+    let kept: Vec<Value> = records(&p);
+    let changes = kept.iter().filter(|r| r["kind"] == "write").count();
+    assert!(changes <= 3, "{changes} changes kept after gc");
+    let saved = fs::read_dir(p.journal().join("objects"))
+        .expect("objects")
+        .count();
+    assert!(saved <= 3, "{saved} saved contents kept");
+    let verify = tool.call_as_host(p.root(), &json!({"journal": "verify"}).to_string());
+    assert!(verify.contains(r#"\"ok\":true"#), "{verify}");
+    // A change whose saved content alone is over the size bound is refused.
+    call(json!({"path": "a.txt", "content": "x".repeat(200)})).assert_status("success");
+    let small = WriteTool::new(Options {
+        journal_bounds: (64, 100, 30),
+        ..options()
+    })
+    .expect("tool");
+    let env = decode(&small.call(
+        p.root(),
+        &json!({"path": "a.txt", "content": "short\n"}).to_string(),
+    ));
+    env.assert_error("EXECUTION_ERROR");
+    assert!(env.text.contains("size bound"), "{}", env.text);
+    assert_eq!(p.read_string("a.txt"), "x".repeat(200));
+}
+
+#[test]
+fn write_many_is_bounded_and_refuses_a_file_named_twice() {
+    let tool = WriteTool::new(Options {
+        many_bounds: (2, 1 << 20),
+        ..options()
+    })
+    .expect("tool");
+    let p = Project::journaled();
+    let call = |args: Value| decode(&tool.call(p.root(), &args.to_string()));
+    let before = p.tree();
+    let three = json!({"writes": [
+        {"path": "a", "content": "a"}, {"path": "b", "content": "b"}, {"path": "c", "content": "c"}
+    ]});
+    call(three).assert_error("INVALID_PARAM");
+    let twice = json!({"writes": [{"path": "a", "content": "a"}, {"path": "./a", "content": "b"}]});
+    let env = call(twice);
+    env.assert_error("INVALID_PARAM");
+    assert!(env.text.contains("both write 'a'"), "{}", env.text);
+    assert_eq!(p.tree().without("journal"), before.without("journal"));
+}

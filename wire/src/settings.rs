@@ -46,6 +46,9 @@ pub const REVERT: &str = "WRITE_TOOL_REVERT";
 /// Whether calls may read and maintain the journal (`history`, `verify`,
 /// `gc`): the host's own commands, never a model's.
 pub const ADMIN: &str = "WRITE_TOOL_ADMIN";
+/// Who the host is, written into the journal's lock while a call holds
+/// it, so that a host can tell a lock whose holder died.
+pub const HOLDER: &str = "WRITE_TOOL_HOLDER";
 /// Most files one `write_many` writes.
 pub const MANY_MAX_FILES: &str = "WRITE_TOOL_MANY_MAX_FILES";
 /// Most bytes of content one `write_many` carries in all.
@@ -159,6 +162,8 @@ pub struct Settings {
     pub revert: bool,
     /// Calls may read and maintain the journal.
     pub admin: bool,
+    /// Who the host is, for the journal's lock.
+    pub holder: Option<String>,
     /// Most files one `write_many` writes.
     pub many_max_files: u64,
     /// Most bytes of content one `write_many` carries in all.
@@ -183,6 +188,7 @@ impl Default for Settings {
             journal_max_age_days: defaults::JOURNAL_MAX_AGE_DAYS,
             revert: true,
             admin: false,
+            holder: None,
             many_max_files: defaults::MANY_MAX_FILES,
             many_max_bytes: defaults::MANY_MAX_BYTES,
         }
@@ -254,6 +260,7 @@ impl Settings {
                 JOURNAL_MAX_AGE_DAYS => settings.journal_max_age_days = positive(name, value)?,
                 REVERT => settings.revert = boolean(name, value)?,
                 ADMIN => settings.admin = boolean(name, value)?,
+                HOLDER => settings.holder = Some(value.to_owned()),
                 MANY_MAX_FILES => settings.many_max_files = positive(name, value)?,
                 MANY_MAX_BYTES => settings.many_max_bytes = positive(name, value)?,
                 _ if HOST_ONLY.contains(&name) => {}
@@ -334,6 +341,9 @@ impl Settings {
         if self.admin != default.admin {
             vars.push((ADMIN, flag(self.admin)));
         }
+        if let Some(holder) = &self.holder {
+            vars.push((HOLDER, holder.clone()));
+        }
         vars
     }
 }
@@ -406,11 +416,12 @@ mod tests {
             journal_max_age_days: 3,
             revert: false,
             admin: true,
+            holder: Some("42".into()),
             many_max_files: 4,
             many_max_bytes: 5,
         };
         let vars = settings.to_env();
-        assert_eq!(vars.len(), 17);
+        assert_eq!(vars.len(), 18);
         assert_eq!(Settings::from_env(vars), Ok(settings));
     }
 

@@ -45,7 +45,9 @@ pub const LOCK: &str = "lock";
 /// How long a writer waits for the lock before it gives up.
 const LOCK_WAIT: Duration = Duration::from_secs(20);
 /// A lock older than this was left by a writer that died: it is taken
-/// over. A writer holds it for the time of a few syncs and renames.
+/// over. A writer holds it for the time of a few syncs and renames. A host
+/// that writes who holds it (`WRITE_TOOL_HOLDER`) can remove the lock of a
+/// holder that died at once (`write-tool` does).
 const LOCK_STALE: Duration = Duration::from_secs(60);
 /// Most bytes of `log` read back at once to find its last line.
 const TAIL_CHUNK: u64 = 64 << 10;
@@ -67,6 +69,8 @@ pub struct Journal {
     dir: Dir,
     /// What it keeps.
     pub bounds: Bounds,
+    /// Who holds the lock when this process does (`WRITE_TOOL_HOLDER`).
+    holder: Option<String>,
 }
 
 /// The journal, locked by this writer: what must happen in the order of
@@ -80,7 +84,7 @@ pub struct Held<'a> {
 
 impl Journal {
     /// The journal in `dir`, its layout created where missing.
-    pub fn open(dir: Dir, bounds: Bounds) -> io::Result<Journal> {
+    pub fn open(dir: Dir, bounds: Bounds, holder: Option<String>) -> io::Result<Journal> {
         for sub in [OBJECTS, PENDING] {
             match dir.create_dir_at(sub) {
                 Ok(()) => {}
@@ -88,7 +92,11 @@ impl Journal {
                 Err(e) => return Err(e),
             }
         }
-        Ok(Journal { dir, bounds })
+        Ok(Journal {
+            dir,
+            bounds,
+            holder,
+        })
     }
 
     /// The directory.
@@ -102,7 +110,14 @@ impl Journal {
         let mut pause = Duration::from_micros(100);
         loop {
             match self.dir.create_new_at(LOCK) {
-                Ok(_) => break,
+                Ok(file) => {
+                    // Best effort: a host that can tell its dead
+                    // processes reads it (`write-tool`).
+                    if let Some(holder) = &self.holder {
+                        let _ = file.write_all(holder.as_bytes());
+                    }
+                    break;
+                }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                     let stale = self
                         .dir

@@ -528,3 +528,157 @@ fn serve_wakes_no_other_thread_while_it_answers() {
         "other threads ran during {calls} calls ({took:?}), context switches: {woke:?}"
     );
 }
+
+/// A `write_many` of five files killed with SIGKILL in the middle of its
+/// commit, after its first, second, third or fourth rename
+/// (`docs/contract.md#journal`): the next journaled call of a new process
+/// finishes it, so that every round ends all new or all old, never mixed,
+/// and with no temp file left. The kill is timed by watching the files'
+/// inodes change; the test counts the rounds in which it landed with the
+/// files mixed, and requires some: otherwise recovery was never tried.
+#[test]
+fn a_write_many_killed_between_its_renames_is_all_or_nothing_after_restart() {
+    const FILES: usize = 5;
+    const ROUNDS: usize = 32;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let journal = dir.path().join("journal");
+    fs::create_dir(&root).unwrap();
+    let names: Vec<String> = (0..FILES).map(|i| format!("f{i}.txt")).collect();
+    for name in &names {
+        fs::write(root.join(name), "start\n").unwrap();
+    }
+    let args = [
+        "--root",
+        root.to_str().unwrap(),
+        "--journal",
+        journal.to_str().unwrap(),
+    ];
+    let read_all = || -> Vec<Vec<u8>> {
+        names
+            .iter()
+            .map(|n| fs::read(root.join(n)).unwrap())
+            .collect()
+    };
+    let inode = |name: &str| fs::metadata(root.join(name)).map(|m| m.ino()).unwrap_or(0);
+    let mut mixed_at_kill = 0;
+    let mut expected: Option<(Vec<Vec<u8>>, Vec<Vec<u8>>)> = None;
+    for round in 0..=ROUNDS {
+        let mut server = Server::start(&args);
+        // A journaled call: it finishes or rolls back what the last round's
+        // kill left.
+        let warm = server.call(&json!({"path": "warm.txt", "content": format!("{round}\n")}));
+        assert_eq!(warm["status"], "success", "{warm}");
+        if let Some((old, new)) = expected.take() {
+            let now = read_all();
+            assert!(
+                now == old || now == new,
+                "round {}: the five files are mixed after recovery: {:?}",
+                round - 1,
+                now.iter()
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+                    .collect::<Vec<_>>()
+            );
+            let left: Vec<String> = temp_files(&root);
+            assert!(
+                left.is_empty(),
+                "round {}: temp files left: {left:?}",
+                round - 1
+            );
+        }
+        if round == ROUNDS {
+            break;
+        }
+        let old = read_all();
+        let new: Vec<Vec<u8>> = (0..FILES)
+            .map(|i| format!("round {round} file {i}\n").into_bytes())
+            .collect();
+        let before: Vec<u64> = names.iter().map(|n| inode(n)).collect();
+        let writes: Vec<Value> = names
+            .iter()
+            .zip(&new)
+            .map(|(n, c)| json!({"path": n, "content": String::from_utf8_lossy(c)}))
+            .collect();
+        server.send(&json!({"writes": writes}));
+        // Kill once `k` of the five were renamed, k = 1, 2, 3, 4 in turn.
+        let k = 1 + round % (FILES - 1);
+        let start = Instant::now();
+        while names
+            .iter()
+            .zip(&before)
+            .filter(|(n, ino)| inode(n) != **ino)
+            .count()
+            < k
+            && start.elapsed() < Duration::from_secs(20)
+        {
+            std::hint::spin_loop();
+        }
+        server.child.kill().unwrap();
+        server.child.wait().unwrap();
+        let renamed = read_all().iter().zip(&new).filter(|(a, b)| a == b).count();
+        if (1..FILES).contains(&renamed) {
+            mixed_at_kill += 1;
+        }
+        expected = Some((old, new));
+    }
+    eprintln!("write_many kills that left the files mixed: {mixed_at_kill} of {ROUNDS}");
+    assert!(
+        mixed_at_kill >= ROUNDS / 4,
+        "only {mixed_at_kill} of {ROUNDS} kills landed between two renames"
+    );
+}
+
+/// A journal that cannot record (its file system full; here the process's
+/// file size limit, below the log's size) refuses the write: nothing is
+/// written, no temp file or pending mark is left, and the message says how
+/// to free space or turn the journal off (`docs/contract.md#journal`).
+#[test]
+fn a_full_journal_refuses_the_write_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    fs::write(dir.path().join("f.txt"), "original\n").unwrap();
+    let mut server = Server::start_with(Command::new("sh").args([
+        "-c",
+        "trap '' XFSZ; exec \"$0\" \"$@\"",
+        bin_str(),
+        "--root",
+        &root,
+        "--journal",
+        journal.path().to_str().unwrap(),
+        "serve",
+    ]));
+    // Records enough for the log to pass the limit set below.
+    for i in 0..40 {
+        let env = server.call(&json!({"path": format!("fill/{i}.txt"), "content": "x\n"}));
+        assert_eq!(env["status"], "success", "{env}");
+    }
+    let log = fs::read_dir(journal.path())
+        .unwrap()
+        .map(|e| e.unwrap().path().join("log"))
+        .find(|p| p.exists())
+        .expect("the root's journal");
+    assert!(fs::metadata(&log).unwrap().len() > 8192);
+    let limited = Command::new("prlimit")
+        .args([&format!("--pid={}", server.child.id()), "--fsize=8192:8192"])
+        .status()
+        .expect("prlimit");
+    assert!(limited.success());
+    let env = server.call(&json!({"path": "f.txt", "content": "changed\n"}));
+    assert_eq!(env["error"]["code"], "EXECUTION_ERROR", "{env}");
+    let text = env["text"].as_str().unwrap();
+    assert!(text.contains("journal's file system is full"), "{text}");
+    assert!(text.contains("--no-journal"), "{text}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+        "original\n"
+    );
+    assert_eq!(temp_files(dir.path()), Vec::<String>::new());
+    let pending = log.with_file_name("pending");
+    assert_eq!(
+        fs::read_dir(&pending).unwrap().count(),
+        0,
+        "no pending mark left"
+    );
+    assert!(!log.with_file_name("lock").exists(), "the lock is released");
+}
