@@ -562,7 +562,9 @@ fn a_write_many_killed_between_its_renames_is_all_or_nothing_after_restart() {
     };
     let inode = |name: &str| fs::metadata(root.join(name)).map(|m| m.ino()).unwrap_or(0);
     let mut mixed_at_kill = 0;
-    let mut expected: Option<(Vec<Vec<u8>>, Vec<Vec<u8>>)> = None;
+    // The five files' contents before and after the round's write_many.
+    type Versions = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+    let mut expected: Option<Versions> = None;
     for round in 0..=ROUNDS {
         let mut server = Server::start(&args);
         // A journaled call: it finishes or rolls back what the last round's
