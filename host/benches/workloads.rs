@@ -28,8 +28,9 @@
 //! medians and their ratio instead of the table.
 //!
 //! Other modes, by a filter of their own: `-- formats` (W3 on files in
-//! other formats), `-- startup` (one-shot `write` against the wasmtime CLI)
-//! and `-- busy` (W3 with competing processes spinning).
+//! other formats), `-- startup` (one-shot `write` against the wasmtime CLI),
+//! `-- journal` (W1–W7 with the journal on against off) and `-- busy` (W3
+//! with competing processes spinning).
 
 #![allow(clippy::print_stdout, reason = "a bench binary reports on stdout")]
 
@@ -458,7 +459,9 @@ fn compare_with(baseline: &Path, filter: &[String], cache: &Path) {
         if !filter.is_empty() && !filter.iter().any(|f| f == w.name) {
             continue;
         }
-        let mut this = Serve::new(&w, cache, &[]);
+        // The code compared, not the journal's cost (`-- journal`), which
+        // builds before it do not have.
+        let mut this = Serve::new(&w, cache, &["--no-journal"]);
         let mut other = Serve::of(baseline, &w, other_cache.path(), &[]);
         let medians = interleaved(&w, &mut [&mut this, &mut other]);
         this.finish();
@@ -485,6 +488,10 @@ fn main() {
     let cache = tempfile::tempdir().expect("cache dir");
     if filter == ["startup"] {
         startup();
+        return;
+    }
+    if filter == ["journal"] {
+        journal_costs(cache.path());
         return;
     }
     if let Some(baseline) = std::env::var_os("WRITE_TOOL_BENCH_BASELINE") {
@@ -702,6 +709,32 @@ fn wasmtime_cli() -> Option<PathBuf> {
             .is_ok_and(|o| o.status.success())
             .then(|| "wasmtime".into())
     })
+}
+
+/// `-- journal`: W1–W7 under `serve` with the journal on against the same
+/// build with it off, call by call in turn (BENCHMARKS.md#the-journal).
+fn journal_costs(cache: &Path) {
+    println!("| workload | journal on | journal off | ratio |");
+    println!("|---|---|---|---|");
+    for w in workloads() {
+        if !["W1", "W2", "W3", "W4", "W5", "W6", "W7"].contains(&w.name) {
+            continue;
+        }
+        let journals = tempfile::tempdir().expect("journal dir");
+        let dir = journals.path().to_str().expect("UTF-8").to_owned();
+        let mut on = Serve::new(&w, cache, &["--journal", &dir]);
+        let mut off = Serve::new(&w, cache, &["--no-journal"]);
+        let medians = interleaved(&w, &mut [&mut on, &mut off]);
+        on.finish();
+        off.finish();
+        println!(
+            "| {} | {} | {} | {} |",
+            w.name,
+            ms(medians[0]),
+            ms(medians[1]),
+            ratio(medians[0], medians[1])
+        );
+    }
 }
 
 /// `-- startup`: a one-shot `write-tool write` of 1 KiB (a new file,

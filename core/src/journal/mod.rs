@@ -12,8 +12,9 @@
 //!   content, named by its [`Digest`]: the replaced file itself (a hard
 //!   link to it, taken before the rename detaches it from its name) where
 //!   the file system allows, else a copy;
-//! - `pending/<seq>`: a commit in progress (its temp files), which the
-//!   next journaled call finishes or rolls back if the writer died;
+//! - `pending`: the commit in progress (its seq and temp files), which the
+//!   next journaled call finishes or rolls back if the writer died (commits
+//!   hold the lock, so there is one at most);
 //! - `lock`: held (created exclusively) while a writer reads the log's end,
 //!   appends and commits, so that records chain in the order the changes
 //!   were made, across processes.
@@ -31,13 +32,12 @@ pub use digest::{Digest, GENESIS, chain};
 pub use record::{FileChange, Kind, Op, Record, State, id_of, seq_of};
 
 use crate::fs::Dir;
-use crate::fs::sys::Kind as EntryKind;
 
 /// The records, appended.
 pub const LOG: &str = "log";
 /// Saved contents.
 pub const OBJECTS: &str = "objects";
-/// Commits in progress.
+/// The commit in progress.
 pub const PENDING: &str = "pending";
 /// Held while a writer appends and commits.
 pub const LOCK: &str = "lock";
@@ -78,20 +78,24 @@ pub struct Journal {
 #[derive(Debug)]
 pub struct Held<'a> {
     journal: &'a Journal,
-    objects: Dir,
-    pending: Dir,
+    /// The log, opened for reading and appending once per hold.
+    log: std::cell::OnceCell<crate::fs::sys::File>,
+    /// The last record and its hash, and where the complete lines end:
+    /// read once per hold, then kept up to date by `append`.
+    tail: std::cell::RefCell<Option<Tail>>,
+}
+
+/// The end of the log.
+#[derive(Debug, Clone)]
+struct Tail {
+    last: Option<(Record, String)>,
+    /// Where its complete lines end.
+    end: u64,
 }
 
 impl Journal {
-    /// The journal in `dir`, its layout created where missing.
+    /// The journal in `dir` (its layout is made as it is first written).
     pub fn open(dir: Dir, bounds: Bounds, holder: Option<String>) -> io::Result<Journal> {
-        for sub in [OBJECTS, PENDING] {
-            match dir.create_dir_at(sub) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(e),
-            }
-        }
         Ok(Journal {
             dir,
             bounds,
@@ -142,17 +146,11 @@ impl Journal {
                 Err(e) => return Err(e),
             }
         }
-        let held = (|| {
-            Ok(Held {
-                journal: self,
-                objects: self.dir.open_dir_at(OBJECTS)?,
-                pending: self.dir.open_dir_at(PENDING)?,
-            })
-        })();
-        if held.is_err() {
-            let _ = self.dir.unlink_at(LOCK);
-        }
-        held
+        Ok(Held {
+            journal: self,
+            log: std::cell::OnceCell::new(),
+            tail: std::cell::RefCell::new(None),
+        })
     }
 
     /// Every record, oldest first. A last line cut short by a crash is
@@ -188,8 +186,10 @@ impl Journal {
     /// replaced, mode and all. `Ok(false)` where no link can be made there
     /// (another file system, a host without links).
     pub fn link_out(&self, digest: &str, dir: &Dir, name: &str) -> io::Result<bool> {
-        let objects = self.dir.open_dir_at(OBJECTS)?;
-        match objects.link_into(digest, dir, name) {
+        match self
+            .dir
+            .link_into(&format!("{OBJECTS}/{digest}"), dir, name)
+        {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Err(e),
             Err(_) => Ok(false),
@@ -239,52 +239,48 @@ impl Held<'_> {
         self.journal
     }
 
-    /// The last complete record: what the next one chains to.
-    pub fn last(&self) -> io::Result<Option<(Record, String)>> {
-        let Some(line) = self.last_line()? else {
-            return Ok(None);
-        };
-        let record = serde_json::from_slice(&line)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        Ok(Some((record, chain(&line))))
+    /// The log, opened (created if missing) for reading and appending.
+    fn log(&self) -> io::Result<&crate::fs::sys::File> {
+        if let Some(file) = self.log.get() {
+            return Ok(file);
+        }
+        let file = self.journal.dir.open_write_at(LOG, true)?;
+        Ok(self.log.get_or_init(|| file))
     }
 
-    fn last_line(&self) -> io::Result<Option<Vec<u8>>> {
-        let file = match self.journal.dir.open_read_at(LOG) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let len = file.stat()?.len;
-        let mut from = len;
-        let mut tail: Vec<u8> = Vec::new();
-        loop {
-            let start = from.saturating_sub(TAIL_CHUNK);
-            let mut chunk = file.read_at(start, from - start)?;
-            chunk.extend_from_slice(&tail);
-            tail = chunk;
-            from = start;
-            // The complete lines end at the last newline.
-            let Some(end) = tail.iter().rposition(|&b| b == b'\n') else {
-                if from == 0 {
-                    return Ok(None);
-                }
-                continue;
-            };
-            match tail[..end].iter().rposition(|&b| b == b'\n') {
-                Some(begin) => return Ok(Some(tail[begin + 1..end].to_vec())),
-                None if from == 0 => return Ok(Some(tail[..end].to_vec())),
-                None => {}
-            }
+    /// The end of the log, read once.
+    fn tail(&self) -> io::Result<Tail> {
+        if let Some(tail) = self.tail.borrow().as_ref() {
+            return Ok(tail.clone());
         }
+        let file = self.log()?;
+        let len = file.stat()?.len;
+        let (line, end) = last_line(file, len)?;
+        let last = match line {
+            None => None,
+            Some(line) => {
+                let record = serde_json::from_slice(&line)
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                Some((record, chain(&line)))
+            }
+        };
+        let tail = Tail { last, end };
+        *self.tail.borrow_mut() = Some(tail.clone());
+        Ok(tail)
+    }
+
+    /// The last complete record, and its hash: what the next one chains
+    /// to.
+    pub fn last(&self) -> io::Result<Option<(Record, String)>> {
+        Ok(self.tail()?.last)
     }
 
     /// Append `record`, numbered and chained after the last one, with the
     /// journal's size; synced unless `sync` is false. Returns it as
     /// written.
     pub fn append(&self, mut record: Record, sync: bool) -> io::Result<Record> {
-        let last = self.last()?;
-        let (seq, prev, total) = match &last {
+        let tail = self.tail()?;
+        let (seq, prev, total) = match &tail.last {
             Some((r, hash)) => (r.seq + 1, hash.clone(), r.total),
             None => (1, GENESIS.to_owned(), 0),
         };
@@ -292,7 +288,8 @@ impl Held<'_> {
         record.id = id_of(seq);
         record.time_ms = now_ms();
         record.prev = prev;
-        // The line's own length, estimated before it is known (digits).
+        // The line's own length counts in the total: twice, since the
+        // total's digits are part of it.
         let mut line = Vec::new();
         for _ in 0..2 {
             record.total = match record.kind {
@@ -302,40 +299,23 @@ impl Held<'_> {
             line = serde_json::to_vec(&record)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         }
+        let hash = chain(&line);
         line.push(b'\n');
-        let file = self.journal.dir.open_write_at(LOG, true)?;
-        let len = file.stat()?.len;
+        let file = self.log()?;
         // A line cut short by a crash is overwritten.
-        let end = self.complete_len(&file, len)?;
-        file.write_at(&line, end)?;
-        if end + (line.len() as u64) < len {
-            file.set_len(end + line.len() as u64)?;
+        file.write_at(&line, tail.end)?;
+        let end = tail.end + line.len() as u64;
+        if file.stat()?.len > end {
+            file.set_len(end)?;
         }
         if sync {
-            file.sync()?;
+            file.sync_data()?;
         }
+        *self.tail.borrow_mut() = Some(Tail {
+            last: Some((record.clone(), hash)),
+            end,
+        });
         Ok(record)
-    }
-
-    /// Where the log's complete lines end.
-    fn complete_len(&self, file: &crate::fs::sys::File, len: u64) -> io::Result<u64> {
-        if len == 0 {
-            return Ok(0);
-        }
-        let last = file.read_at(len - 1, 1)?;
-        if last == b"\n" {
-            return Ok(len);
-        }
-        let mut from = len;
-        while from > 0 {
-            let start = from.saturating_sub(TAIL_CHUNK);
-            let chunk = file.read_at(start, from - start)?;
-            if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
-                return Ok(start + i as u64 + 1);
-            }
-            from = start;
-        }
-        Ok(0)
     }
 
     /// Save the file `name` of `dir` as the content `digest`, by linking
@@ -352,16 +332,17 @@ impl Held<'_> {
         bytes: Option<&[u8]>,
         sync: bool,
     ) -> io::Result<u64> {
-        let object = digest.hex();
-        match self.objects.stat_at(&object) {
-            Ok(stat) if stat.kind == EntryKind::File && stat.len == size => return Ok(0),
-            Ok(_) => {
-                let _ = self.objects.unlink_at(&object);
+        let object = format!("{OBJECTS}/{}", digest.hex());
+        let link = || dir.link_into(name, &self.journal.dir, &object);
+        let linked = match link() {
+            // The first content saved: the directory is made now.
+            Err(e) if e.kind() == io::ErrorKind::NotFound && self.objects_missing() => {
+                self.make_objects()?;
+                link()
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
-        }
-        match dir.link_into(name, &self.objects, &object) {
+            other => other,
+        };
+        match linked {
             Ok(()) => return Ok(size),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(0),
             Err(_) => {}
@@ -379,78 +360,96 @@ impl Held<'_> {
         Ok(bytes.len() as u64)
     }
 
+    fn objects_missing(&self) -> bool {
+        self.journal
+            .dir
+            .stat_at(OBJECTS)
+            .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+    }
+
+    fn make_objects(&self) -> io::Result<()> {
+        match self.journal.dir.create_dir_at(OBJECTS) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// Save `bytes` as the content `digest` (a copy).
     pub fn save_bytes(&self, digest: Digest, bytes: &[u8], sync: bool) -> io::Result<u64> {
-        let object = digest.hex();
-        if self.objects.stat_at(&object).is_ok() {
+        let object = format!("{OBJECTS}/{}", digest.hex());
+        if self.journal.dir.stat_at(&object).is_ok() {
             return Ok(0);
         }
+        self.make_objects()?;
         self.put(&object, bytes, sync)?;
         Ok(bytes.len() as u64)
     }
 
     fn put(&self, object: &str, bytes: &[u8], sync: bool) -> io::Result<()> {
-        let temp = format!(".{object}.tmp");
-        let _ = self.objects.unlink_at(&temp);
-        let file = self.objects.create_new_at(&temp)?;
+        self.make_objects()?;
+        let dir = &self.journal.dir;
+        let temp = format!("{object}.tmp");
+        let _ = dir.unlink_at(&temp);
+        let file = dir.create_new_at(&temp)?;
         let written = file
             .write_all(bytes)
             .and_then(|()| if sync { file.sync() } else { Ok(()) });
         drop(file);
-        match written.and_then(|()| self.objects.rename_at(&temp, object)) {
+        match written.and_then(|()| dir.rename_at(&temp, object)) {
             Ok(()) => Ok(()),
             Err(e) => {
-                let _ = self.objects.unlink_at(&temp);
+                let _ = dir.unlink_at(&temp);
                 Err(e)
             }
         }
     }
 
     /// Mark commit `seq` as in progress, with what it has staged.
-    pub fn mark_pending(&self, seq: u64, staged: &Pending) -> io::Result<()> {
-        let name = seq.to_string();
-        let _ = self.pending.unlink_at(&name);
-        let file = self.pending.create_new_at(&name)?;
+    pub fn mark_pending(&self, staged: &Pending) -> io::Result<()> {
+        let dir = &self.journal.dir;
+        let _ = dir.unlink_at(PENDING);
+        let file = dir.create_new_at(PENDING)?;
         let json = serde_json::to_vec(staged)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         file.write_all(&json)
     }
 
-    /// Commit `seq` is done.
-    pub fn clear_pending(&self, seq: u64) {
-        let _ = self.pending.unlink_at(&seq.to_string());
+    /// The commit in progress is done.
+    pub fn clear_pending(&self) {
+        let _ = self.journal.dir.unlink_at(PENDING);
     }
 
-    /// The commits a writer that died left in progress.
-    pub fn pending(&self) -> io::Result<Vec<(u64, Pending)>> {
-        let names = self
-            .pending
-            .names(|n| n.bytes().all(|b| b.is_ascii_digit()))?;
-        let mut found = Vec::new();
-        for name in names {
-            let Ok(seq) = name.parse::<u64>() else {
-                continue;
-            };
-            let file = self.pending.open_read_at(&name)?;
-            let len = file.stat()?.len;
-            let bytes = file.read_all(len)?;
-            match serde_json::from_slice(&bytes) {
-                Ok(staged) => found.push((seq, staged)),
-                // Cut short before its record was appended: nothing was
-                // renamed; its temp files are swept like any leftover.
-                Err(_) => self.clear_pending(seq),
+    /// The commit a writer that died left in progress, if any.
+    pub fn pending(&self) -> io::Result<Option<Pending>> {
+        let file = match self.journal.dir.open_read_at(PENDING) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let len = file.stat()?.len;
+        let bytes = file.read_all(len)?;
+        match serde_json::from_slice(&bytes) {
+            Ok(staged) => Ok(Some(staged)),
+            // Cut short before its record was appended: nothing was
+            // renamed; its temp files are swept like any leftover.
+            Err(_) => {
+                self.clear_pending();
+                Ok(None)
             }
         }
-        found.sort_by_key(|(seq, _)| *seq);
-        Ok(found)
     }
 
     /// Remove the saved contents no record in `keep` refers to.
     pub fn prune_objects(&self, keep: &std::collections::HashSet<String>) -> io::Result<u64> {
+        let objects = match self.journal.dir.open_dir_at(OBJECTS) {
+            Ok(dir) => dir,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(e),
+        };
         let mut freed = 0;
-        for name in self.objects.names(|n| !keep.contains(n))? {
-            let len = self.objects.stat_at(&name).map(|s| s.len).unwrap_or(0);
-            if self.objects.unlink_at(&name).is_ok() {
+        for name in objects.names(|n| !keep.contains(n))? {
+            let len = objects.stat_at(&name).map(|s| s.len).unwrap_or(0);
+            if objects.unlink_at(&name).is_ok() {
                 freed += len;
             }
         }
@@ -458,10 +457,11 @@ impl Held<'_> {
     }
 
     /// Replace the log with `lines` (each without its newline), synced.
-    pub fn rewrite_log(&self, lines: &[Vec<u8>]) -> io::Result<()> {
+    pub fn rewrite_log(&mut self, lines: &[Vec<u8>]) -> io::Result<()> {
         let temp = ".log.tmp";
-        let _ = self.journal.dir.unlink_at(temp);
-        let file = self.journal.dir.create_new_at(temp)?;
+        let dir = &self.journal.dir;
+        let _ = dir.unlink_at(temp);
+        let file = dir.create_new_at(temp)?;
         let mut bytes = Vec::new();
         for line in lines {
             bytes.extend_from_slice(line);
@@ -470,14 +470,46 @@ impl Held<'_> {
         file.write_all(&bytes)?;
         file.sync()?;
         drop(file);
-        self.journal.dir.rename_at(temp, LOG)?;
-        self.journal.dir.sync()
+        dir.rename_at(temp, LOG)?;
+        // The handle and the end read before are the old file's.
+        self.log.take();
+        *self.tail.get_mut() = None;
+        dir.sync()
     }
 }
 
-/// A commit in progress: where its temp files are.
+/// The last complete line of the log (`len` bytes) and where the complete
+/// lines end.
+fn last_line(file: &crate::fs::sys::File, len: u64) -> io::Result<(Option<Vec<u8>>, u64)> {
+    // `buf` holds the log's bytes from `from` to its end.
+    let mut from = len;
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        let start = from.saturating_sub(TAIL_CHUNK);
+        let mut chunk = file.read_at(start, from - start)?;
+        chunk.extend_from_slice(&buf);
+        buf = chunk;
+        from = start;
+        match buf.iter().rposition(|&b| b == b'\n') {
+            Some(nl) => {
+                let end = from + nl as u64 + 1;
+                match buf[..nl].iter().rposition(|&b| b == b'\n') {
+                    Some(begin) => return Ok((Some(buf[begin + 1..nl].to_vec()), end)),
+                    None if from == 0 => return Ok((Some(buf[..nl].to_vec()), end)),
+                    None => {}
+                }
+            }
+            None if from == 0 => return Ok((None, 0)),
+            None => {}
+        }
+    }
+}
+
+/// A commit in progress: its record's seq, and where its temp files are.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Pending {
+    /// The seq its record has (or would have had).
+    pub seq: u64,
     /// Per file, in the record's order: its path (as recorded) and the temp
     /// file staged beside it, if any (a removal stages none).
     pub temps: Vec<(String, Option<String>)>,

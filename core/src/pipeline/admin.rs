@@ -37,9 +37,9 @@ pub(super) fn answer(
             JournalRequest::History { path } => history(journal, path.as_deref()).map_err(io),
             JournalRequest::Verify => verify(journal).map_err(io),
             JournalRequest::Gc => {
-                let held = journal.lock().map_err(io)?;
+                let mut held = journal.lock().map_err(io)?;
                 journaled::recover(&held, roots, config);
-                let collected = super::gc::collect(&held, 0).map_err(io)?;
+                let collected = super::gc::collect(&mut held, 0).map_err(io)?;
                 Ok(json!({ "gc": collected }))
             }
         }

@@ -19,7 +19,7 @@ const EVERY: u64 = 64;
 /// Make room for a change that adds `added` bytes: drop old records if
 /// the journal would pass a bound. Fails (`OutOfMemory`) when it would
 /// still be over its size bound.
-pub(super) fn make_room(held: &Held<'_>, added: u64, _config: &Config) -> io::Result<()> {
+pub(super) fn make_room(held: &mut Held<'_>, added: u64, _config: &Config) -> io::Result<()> {
     let bounds = held.journal().bounds;
     let (total, seq) = match held.last()? {
         Some((last, _)) => (last.total, last.seq),
@@ -50,10 +50,9 @@ pub struct Collected {
 /// Drop the oldest records until the journal is within its bounds with
 /// room for `reserve` more bytes; remove saved contents no kept record
 /// refers to.
-pub fn collect(held: &Held<'_>, reserve: u64) -> io::Result<Collected> {
-    let journal = held.journal();
-    let bounds = journal.bounds;
-    let lines = journal.lines()?;
+pub fn collect(held: &mut Held<'_>, reserve: u64) -> io::Result<Collected> {
+    let bounds = held.journal().bounds;
+    let lines = held.journal().lines()?;
     let records: Vec<Option<Record>> = lines
         .iter()
         .map(|line| serde_json::from_slice(line).ok())

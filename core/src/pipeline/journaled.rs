@@ -164,7 +164,7 @@ fn commit_held(
     extra: Extra,
     config: &Config,
 ) -> Result<Record, ToolError> {
-    let held = journal.lock().map_err(|e| journal_error(&e))?;
+    let mut held = journal.lock().map_err(|e| journal_error(&e))?;
     recover(&held, roots, config);
     let sync = config.durability != Durability::None;
     // Each target as the change expects it.
@@ -207,19 +207,19 @@ fn commit_held(
             shared: s.shared,
         });
     }
-    super::gc::make_room(&held, added, config).map_err(|e| journal_error(&e))?;
+    super::gc::make_room(&mut held, added, config).map_err(|e| journal_error(&e))?;
     let next = held
         .last()
         .map_err(|e| journal_error(&e))?
         .map_or(1, |(r, _)| r.seq + 1);
     let pending = Pending {
+        seq: next,
         temps: staged
             .iter()
             .map(|s| (s.target.display.clone(), s.temp.clone()))
             .collect(),
     };
-    held.mark_pending(next, &pending)
-        .map_err(|e| journal_error(&e))?;
+    held.mark_pending(&pending).map_err(|e| journal_error(&e))?;
     let mut record = Record::new(kind);
     record.files = files;
     record.bytes = added;
@@ -228,7 +228,7 @@ fn commit_held(
     let record = match held.append(record, sync) {
         Ok(record) => record,
         Err(e) => {
-            held.clear_pending(next);
+            held.clear_pending();
             return Err(journal_error(&e));
         }
     };
@@ -244,7 +244,7 @@ fn commit_held(
             let mut void = Record::new(Kind::Void);
             void.of = Some(record.seq);
             let _ = held.append(void, sync);
-            held.clear_pending(record.seq);
+            held.clear_pending();
             return Err(if e.kind() == io::ErrorKind::IsADirectory {
                 ToolError::became_directory()
             } else if e.kind() == io::ErrorKind::Interrupted {
@@ -254,7 +254,7 @@ fn commit_held(
             });
         }
     }
-    held.clear_pending(record.seq);
+    held.clear_pending();
     drop(held);
     if config.durability == Durability::Full {
         for s in staged {
@@ -345,17 +345,15 @@ pub(super) fn staged_copy(journal: &Journal, digest: &str, dir: &Dir) -> io::Res
 /// documentation). Best effort: what cannot be done now is left for the
 /// next call.
 pub(super) fn recover(held: &Held<'_>, roots: &Roots, config: &Config) {
-    let Ok(pending) = held.pending() else {
+    let Ok(Some(marked)) = held.pending() else {
         return;
     };
-    if pending.is_empty() {
-        return;
-    }
     let Ok(records) = held.journal().records() else {
         return;
     };
     let sync = config.durability != Durability::None;
-    for (seq, marked) in pending {
+    {
+        let seq = marked.seq;
         let record = records.iter().find(|r| r.seq == seq);
         let voided = records
             .iter()
@@ -395,7 +393,7 @@ pub(super) fn recover(held: &Held<'_>, roots: &Roots, config: &Config) {
                 let _ = dir.sync();
             }
         }
-        held.clear_pending(seq);
+        held.clear_pending();
     }
 }
 

@@ -535,11 +535,15 @@ fn serve_wakes_no_other_thread_while_it_answers() {
 /// finishes it, so that every round ends all new or all old, never mixed,
 /// and with no temp file left. The kill is timed by watching the files'
 /// inodes change; the test counts the rounds in which it landed with the
-/// files mixed, and requires some: otherwise recovery was never tried.
+/// files mixed and goes on until `MIXED` did (at most `MAX_ROUNDS`, which
+/// fails): otherwise recovery was never tried. How often a kill lands
+/// between two renames depends on the machine's load, so the test does not
+/// assume a rate.
 #[test]
 fn a_write_many_killed_between_its_renames_is_all_or_nothing_after_restart() {
     const FILES: usize = 5;
-    const ROUNDS: usize = 32;
+    const MIXED: usize = 8;
+    const MAX_ROUNDS: usize = 400;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     let journal = dir.path().join("journal");
@@ -565,7 +569,8 @@ fn a_write_many_killed_between_its_renames_is_all_or_nothing_after_restart() {
     // The five files' contents before and after the round's write_many.
     type Versions = (Vec<Vec<u8>>, Vec<Vec<u8>>);
     let mut expected: Option<Versions> = None;
-    for round in 0..=ROUNDS {
+    let mut rounds = 0;
+    for round in 0..=MAX_ROUNDS {
         let mut server = Server::start(&args);
         // A journaled call: it finishes or rolls back what the last round's
         // kill left.
@@ -588,9 +593,10 @@ fn a_write_many_killed_between_its_renames_is_all_or_nothing_after_restart() {
                 round - 1
             );
         }
-        if round == ROUNDS {
+        if mixed_at_kill >= MIXED || round == MAX_ROUNDS {
             break;
         }
+        rounds += 1;
         let old = read_all();
         let new: Vec<Vec<u8>> = (0..FILES)
             .map(|i| format!("round {round} file {i}\n").into_bytes())
@@ -623,10 +629,10 @@ fn a_write_many_killed_between_its_renames_is_all_or_nothing_after_restart() {
         }
         expected = Some((old, new));
     }
-    eprintln!("write_many kills that left the files mixed: {mixed_at_kill} of {ROUNDS}");
+    eprintln!("write_many kills that left the files mixed: {mixed_at_kill} of {rounds}");
     assert!(
-        mixed_at_kill >= ROUNDS / 4,
-        "only {mixed_at_kill} of {ROUNDS} kills landed between two renames"
+        mixed_at_kill >= MIXED,
+        "only {mixed_at_kill} of {rounds} kills landed between two renames"
     );
 }
 
@@ -676,10 +682,8 @@ fn a_full_journal_refuses_the_write_and_changes_nothing() {
         "original\n"
     );
     assert_eq!(temp_files(dir.path()), Vec::<String>::new());
-    let pending = log.with_file_name("pending");
-    assert_eq!(
-        fs::read_dir(&pending).unwrap().count(),
-        0,
+    assert!(
+        !log.with_file_name("pending").exists(),
         "no pending mark left"
     );
     assert!(!log.with_file_name("lock").exists(), "the lock is released");

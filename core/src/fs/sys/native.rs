@@ -221,6 +221,12 @@ impl File {
         self.file.sync_all()
     }
 
+    /// Make the file's content durable, and its metadata where reading
+    /// the content needs it (its size).
+    pub fn sync_data(&self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+
     /// Cut or extend the file to `len` bytes.
     pub fn set_len(&self, len: u64) -> io::Result<()> {
         self.file.set_len(len)

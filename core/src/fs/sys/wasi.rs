@@ -284,6 +284,12 @@ impl File {
         self.descriptor.sync().map_err(error)
     }
 
+    /// Make the file's content durable, and its metadata where reading
+    /// the content needs it (its size).
+    pub fn sync_data(&self) -> io::Result<()> {
+        self.descriptor.sync_data().map_err(error)
+    }
+
     /// Cut or extend the file to `len` bytes.
     pub fn set_len(&self, len: u64) -> io::Result<()> {
         self.descriptor.set_size(len).map_err(error)
