@@ -49,8 +49,11 @@ const LOCK_WAIT: Duration = Duration::from_secs(20);
 /// that writes who holds it (`WRITE_TOOL_HOLDER`) can remove the lock of a
 /// holder that died at once (`write-tool` does).
 const LOCK_STALE: Duration = Duration::from_secs(60);
-/// Most bytes of `log` read back at once to find its last line.
-const TAIL_CHUNK: u64 = 64 << 10;
+/// Bytes of `log` first read back to find its last line; doubled while
+/// no line is found, up to `TAIL_CHUNK_MAX`.
+const TAIL_CHUNK: u64 = 4 << 10;
+/// Most bytes of `log` read back at once.
+const TAIL_CHUNK_MAX: u64 = 1 << 20;
 
 /// What the journal keeps, at most.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +94,8 @@ struct Tail {
     last: Option<(Record, String)>,
     /// Where its complete lines end.
     end: u64,
+    /// The log's length: more than `end` after a crash cut a line short.
+    len: u64,
 }
 
 impl Journal {
@@ -264,7 +269,7 @@ impl Held<'_> {
                 Some((record, chain(&line)))
             }
         };
-        let tail = Tail { last, end };
+        let tail = Tail { last, end, len };
         *self.tail.borrow_mut() = Some(tail.clone());
         Ok(tail)
     }
@@ -305,7 +310,7 @@ impl Held<'_> {
         // A line cut short by a crash is overwritten.
         file.write_at(&line, tail.end)?;
         let end = tail.end + line.len() as u64;
-        if file.stat()?.len > end {
+        if tail.len > end {
             file.set_len(end)?;
         }
         if sync {
@@ -314,6 +319,7 @@ impl Held<'_> {
         *self.tail.borrow_mut() = Some(Tail {
             last: Some((record.clone(), hash)),
             end,
+            len: end,
         });
         Ok(record)
     }
@@ -407,8 +413,15 @@ impl Held<'_> {
     /// Mark commit `seq` as in progress, with what it has staged.
     pub fn mark_pending(&self, staged: &Pending) -> io::Result<()> {
         let dir = &self.journal.dir;
-        let _ = dir.unlink_at(PENDING);
-        let file = dir.create_new_at(PENDING)?;
+        // `recover` removed a dead writer's mark under this lock; one it
+        // could not read is replaced.
+        let file = match dir.create_new_at(PENDING) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                dir.unlink_at(PENDING)?;
+                dir.create_new_at(PENDING)?
+            }
+            other => other?,
+        };
         let json = serde_json::to_vec(staged)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         file.write_all(&json)
@@ -484,8 +497,11 @@ fn last_line(file: &crate::fs::sys::File, len: u64) -> io::Result<(Option<Vec<u8
     // `buf` holds the log's bytes from `from` to its end.
     let mut from = len;
     let mut buf: Vec<u8> = Vec::new();
+    // Most records are a few hundred bytes; one of many files is longer.
+    let mut chunk_len = TAIL_CHUNK;
     loop {
-        let start = from.saturating_sub(TAIL_CHUNK);
+        let start = from.saturating_sub(chunk_len);
+        chunk_len = (chunk_len * 2).min(TAIL_CHUNK_MAX);
         let mut chunk = file.read_at(start, from - start)?;
         chunk.extend_from_slice(&buf);
         buf = chunk;
@@ -521,4 +537,39 @@ pub fn now_ms() -> i64 {
         .duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The last complete line is found whatever its length against the
+    /// chunks read back, and a line a crash cut short is not one.
+    #[test]
+    fn the_last_line_is_found_across_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Dir::from_path(dir.path());
+        let long = |n: usize| "x".repeat(n);
+        for (lines, cut) in [
+            (vec![long(10)], ""),
+            (vec![long(10), long(20)], ""),
+            (vec![long(10), long(5000)], ""),
+            (vec![long(5000), long(300_000)], "{\"seq\":"),
+            (vec![long(2_000_000)], "partial"),
+            (vec![], "partial"),
+        ] {
+            let mut log = String::new();
+            for line in &lines {
+                log.push_str(line);
+                log.push('\n');
+            }
+            let end = log.len() as u64;
+            log.push_str(cut);
+            std::fs::write(dir.path().join(LOG), &log).unwrap();
+            let file = root.open_read_at(LOG).unwrap();
+            let (last, at) = last_line(&file, log.len() as u64).unwrap();
+            assert_eq!(last.map(|l| l.len()), lines.last().map(String::len));
+            assert_eq!(at, end);
+        }
+    }
 }

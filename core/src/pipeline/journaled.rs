@@ -12,8 +12,10 @@
 //! targets in order; the mark is removed. A rename that fails puts back
 //! the files renamed before it and voids the record. A writer that dies
 //! after the record leaves the mark: the next journaled call renames the
-//! rest (all new); one that dies before it leaves a mark without a record:
-//! its temp files are removed (all old).
+//! rest (all new) — unless a sweep of leftovers took one of the temp files
+//! meanwhile, when it puts back what was renamed and voids the record (all
+//! old); one that dies before it leaves a mark without a record: its temp
+//! files are removed (all old).
 
 use std::collections::BTreeSet;
 use std::io;
@@ -341,7 +343,7 @@ pub(super) fn staged_copy(journal: &Journal, digest: &str, dir: &Dir) -> io::Res
     Ok(temp)
 }
 
-/// Finish or roll back the commits a dead writer left (see the module
+/// Finish or roll back the commit a dead writer left (see the module
 /// documentation). Best effort: what cannot be done now is left for the
 /// next call.
 pub(super) fn recover(held: &Held<'_>, roots: &Roots, config: &Config) {
@@ -352,48 +354,133 @@ pub(super) fn recover(held: &Held<'_>, roots: &Roots, config: &Config) {
         return;
     };
     let sync = config.durability != Durability::None;
-    {
-        let seq = marked.seq;
-        let record = records.iter().find(|r| r.seq == seq);
-        let voided = records
+    let seq = marked.seq;
+    let record = records.iter().find(|r| r.seq == seq).filter(|_| {
+        !records
             .iter()
-            .any(|r| r.kind == Kind::Void && r.of == Some(seq));
-        let forward = record.is_some() && !voided;
-        for (i, (path, temp)) in marked.temps.iter().enumerate() {
-            let Ok(target) = target::resolve(roots, ToolName::WriteFile, path) else {
-                continue;
-            };
-            let Ok(dir) = parent_of(&target) else {
-                continue;
-            };
-            let name = target.resolved.file_name();
-            match (forward, temp) {
-                (true, Some(temp)) => {
-                    // Renamed already when the temp file is gone.
-                    if dir.stat_at(temp).is_ok() {
-                        let _ = dir.rename_at(temp, name);
-                    }
-                }
-                (true, None) => {
-                    let old = record
-                        .and_then(|r| r.files.get(i))
-                        .and_then(|f| f.old.clone());
-                    if let Some(old) = old
-                        && current_digest(&dir, name).as_deref() == Some(old.digest.as_str())
-                    {
-                        let _ = dir.unlink_at(name);
-                    }
-                }
-                (false, Some(temp)) => {
-                    let _ = dir.unlink_at(temp);
-                }
-                (false, None) => {}
-            }
-            if sync {
-                let _ = dir.sync();
+            .any(|r| r.kind == Kind::Void && r.of == Some(seq))
+    });
+    let mut files = Vec::with_capacity(marked.temps.len());
+    for (i, (path, temp)) in marked.temps.iter().enumerate() {
+        let dir = target::resolve(roots, ToolName::WriteFile, path)
+            .ok()
+            .and_then(|target| Some((parent_of(&target).ok()?, target)));
+        let Some((dir, target)) = dir else {
+            continue;
+        };
+        let name = target.resolved.file_name().to_owned();
+        let change = record.and_then(|r| r.files.get(i));
+        files.push(Left {
+            dir,
+            name,
+            temp: temp.clone(),
+            change,
+        });
+    }
+    match record {
+        Some(_) if files.iter().all(Left::can_finish) => {
+            for file in &files {
+                file.finish();
             }
         }
-        held.clear_pending();
+        Some(record) => {
+            // A temp file is gone though its target never got the new
+            // content: a sweep of leftovers took it (its writer died more
+            // than a second before). What was renamed is put back.
+            for file in &files {
+                file.undo(held.journal());
+            }
+            let mut void = Record::new(Kind::Void);
+            void.of = Some(record.seq);
+            let _ = held.append(void, sync);
+        }
+        // Died before its record: nothing was renamed.
+        None => {
+            for file in &files {
+                if let Some(temp) = &file.temp {
+                    let _ = file.dir.unlink_at(temp);
+                }
+            }
+        }
+    }
+    if sync {
+        for file in &files {
+            let _ = file.dir.sync();
+        }
+    }
+    held.clear_pending();
+}
+
+/// A file of a commit a dead writer left.
+struct Left<'r, 'c> {
+    dir: ParentDir<'r>,
+    name: String,
+    /// Its staged temp file (none for a removal).
+    temp: Option<String>,
+    /// What the record says of it.
+    change: Option<&'c FileChange>,
+}
+
+impl Left<'_, '_> {
+    fn temp_present(&self) -> bool {
+        self.temp
+            .as_ref()
+            .is_some_and(|temp| self.dir.stat_at(temp).is_ok())
+    }
+
+    /// Whether the file has its new content (the rename happened).
+    fn is_new(&self) -> bool {
+        let new = self.change.and_then(|c| c.new.as_ref());
+        match new {
+            Some(new) => current_digest(&self.dir, &self.name).as_deref() == Some(&new.digest),
+            None => self.dir.stat_at(&self.name).is_err(),
+        }
+    }
+
+    /// Its step can still be done, or was: a removal always can; a rename
+    /// when its temp file is there or the rename happened.
+    fn can_finish(&self) -> bool {
+        self.temp.is_none() || self.temp_present() || self.is_new()
+    }
+
+    /// Do its step, if it was not done.
+    fn finish(&self) {
+        match &self.temp {
+            Some(temp) => {
+                if self.temp_present() {
+                    let _ = self.dir.rename_at(temp, &self.name);
+                }
+            }
+            None => {
+                let old = self.change.and_then(|c| c.old.as_ref());
+                if let Some(old) = old
+                    && current_digest(&self.dir, &self.name).as_deref() == Some(&old.digest)
+                {
+                    let _ = self.dir.unlink_at(&self.name);
+                }
+            }
+        }
+    }
+
+    /// Take its step back, if it was done; remove its temp file.
+    fn undo(&self, journal: &Journal) {
+        if let Some(temp) = &self.temp {
+            let _ = self.dir.unlink_at(temp);
+        }
+        let Some(change) = self.change else {
+            return;
+        };
+        if !self.is_new() {
+            return;
+        }
+        match &change.old {
+            Some(old) => {
+                let _ = restore_into(journal, &old.digest, &self.dir, &self.name);
+            }
+            None => {
+                let _ = self.dir.unlink_at(&self.name);
+            }
+        }
     }
 }
 

@@ -533,44 +533,63 @@ fn serve_wakes_no_other_thread_while_it_answers() {
 /// commit, after its first, second, third or fourth rename
 /// (`docs/contract.md#journal`): the next journaled call of a new process
 /// finishes it, so that every round ends all new or all old, never mixed,
-/// and with no temp file left. The kill is timed by watching the files'
-/// inodes change; the test counts the rounds in which it landed with the
-/// files mixed and goes on until `MIXED` did (at most `MAX_ROUNDS`, which
-/// fails): otherwise recovery was never tried. How often a kill lands
-/// between two renames depends on the machine's load, so the test does not
-/// assume a rate.
+/// and with no temp file left.
 #[test]
 fn a_write_many_killed_between_its_renames_is_all_or_nothing_after_restart() {
+    killed_write_many_rounds(false);
+}
+
+/// The same, but before the restart the dead writer's temp files are old
+/// and a write beside them (with no journal) sweeps them away as leftovers:
+/// the files renamed are put back, so every round still ends all new or
+/// all old.
+#[test]
+fn a_write_many_whose_temp_files_were_swept_after_its_kill_is_rolled_back() {
+    killed_write_many_rounds(true);
+}
+
+/// Rounds of a killed five-file `write_many`, each followed by a restart
+/// whose first journaled call must leave the files all old or all new. The
+/// kill is timed by watching the files' inodes change; the rounds go on
+/// until `MIXED` kills landed with the files mixed (at most `MAX_ROUNDS`,
+/// which fails): otherwise recovery was never tried. How often a kill lands
+/// between two renames depends on the machine's load, so no rate is
+/// assumed. With `sweep`, the temp files left are aged and swept first.
+fn killed_write_many_rounds(sweep: bool) {
     const FILES: usize = 5;
     const MIXED: usize = 8;
     const MAX_ROUNDS: usize = 400;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("root");
     let journal = dir.path().join("journal");
-    fs::create_dir(&root).unwrap();
+    fs::create_dir(&root).expect("mkdir root");
     let names: Vec<String> = (0..FILES).map(|i| format!("f{i}.txt")).collect();
     for name in &names {
-        fs::write(root.join(name), "start\n").unwrap();
+        fs::write(root.join(name), "start\n").expect("seed file");
     }
     let args = [
         "--root",
-        root.to_str().unwrap(),
+        root.to_str().expect("UTF-8 path"),
         "--journal",
-        journal.to_str().unwrap(),
+        journal.to_str().expect("UTF-8 path"),
     ];
     let read_all = || -> Vec<Vec<u8>> {
         names
             .iter()
-            .map(|n| fs::read(root.join(n)).unwrap())
+            .map(|n| fs::read(root.join(n)).expect("read a file"))
             .collect()
     };
     let inode = |name: &str| fs::metadata(root.join(name)).map(|m| m.ino()).unwrap_or(0);
     let mut mixed_at_kill = 0;
+    let mut swept = 0;
     // The five files' contents before and after the round's write_many.
     type Versions = (Vec<Vec<u8>>, Vec<Vec<u8>>);
     let mut expected: Option<Versions> = None;
     let mut rounds = 0;
     for round in 0..=MAX_ROUNDS {
+        if sweep && expected.is_some() {
+            swept += age_and_sweep(&root, round);
+        }
         let mut server = Server::start(&args);
         // A journaled call: it finishes or rolls back what the last round's
         // kill left.
@@ -621,19 +640,51 @@ fn a_write_many_killed_between_its_renames_is_all_or_nothing_after_restart() {
         {
             std::hint::spin_loop();
         }
-        server.child.kill().unwrap();
-        server.child.wait().unwrap();
+        server.child.kill().expect("kill");
+        server.child.wait().expect("wait");
         let renamed = read_all().iter().zip(&new).filter(|(a, b)| a == b).count();
         if (1..FILES).contains(&renamed) {
             mixed_at_kill += 1;
         }
         expected = Some((old, new));
     }
-    eprintln!("write_many kills that left the files mixed: {mixed_at_kill} of {rounds}");
+    eprintln!(
+        "write_many kills that left the files mixed: {mixed_at_kill} of {rounds}; temp files swept before a restart: {swept}"
+    );
     assert!(
         mixed_at_kill >= MIXED,
         "only {mixed_at_kill} of {rounds} kills landed between two renames"
     );
+    if sweep {
+        assert!(swept >= MIXED, "only {swept} temp files were swept");
+    }
+}
+
+/// Make the temp files in `root` a minute old, then let a write with no
+/// journal beside them (new content each round: an identical write
+/// writes nothing, and sweeps nothing) sweep them as a dead writer's
+/// leftovers. Returns
+/// how many were swept.
+fn age_and_sweep(root: &Path, round: usize) -> usize {
+    let aged = SystemTime::now() - Duration::from_secs(60);
+    let left = temp_files(root);
+    for name in &left {
+        let file = fs::File::options()
+            .write(true)
+            .open(root.join(name))
+            .expect("open a temp file");
+        file.set_modified(aged).expect("set its mtime");
+    }
+    let out = Command::new(bin_str())
+        .env("WRITE_TOOL_CACHE_DIR", crate::cache_dir())
+        .args(["--root", root.to_str().expect("UTF-8 path"), "--no-journal"])
+        .args(["write", "sweeper.txt", "--content", &round.to_string()])
+        .output()
+        .expect("run the sweeping write");
+    assert!(out.status.success(), "{out:?}");
+    let now = temp_files(root);
+    assert!(now.is_empty(), "not swept: {now:?}");
+    left.len()
 }
 
 /// A journal that cannot record (its file system full; here the process's
