@@ -1,10 +1,12 @@
 """The write-tool component under wasmtime-py (PyPI `wasmtime`).
 
-Usage: python write_tool.py write_tool.wasm ROOT
+Usage: python write_tool.py write_tool.wasm ROOT [JOURNAL]
 
 Get the component with `write-tool component -o write_tool.wasm`: it is the
 same file the `write-tool` binary runs. ROOT is preopened as ".", the only
-directory the component can see.
+directory the component can write in. JOURNAL, a directory outside ROOT, is
+granted as the journal (`docs/contract.md#journal`): every change is then
+recorded with what it replaced, and can be reverted.
 """
 
 import json
@@ -14,15 +16,18 @@ from wasmtime import Engine, Store, WasiConfig
 from wasmtime.component import Component, Linker
 
 INTERFACE = "tool"
+# The preopen's name the component is told is its journal, never a root.
+JOURNAL = "journal"
 
 
 class WriteTool:
-    def __init__(self, wasm_path, root):
+    def __init__(self, wasm_path, root, journal=None):
         self.engine = Engine()
         self.component = Component.from_file(self.engine, wasm_path)
         self.linker = Linker(self.engine)
         self.linker.add_wasip2()
         self.root = root
+        self.journal = journal
 
     def _func(self, name):
         # A fresh store and instance per call, as the Rust host does: nothing
@@ -30,6 +35,9 @@ class WriteTool:
         store = Store(self.engine)
         wasi = WasiConfig()
         wasi.preopen_dir(self.root, ".")
+        if self.journal:
+            wasi.preopen_dir(self.journal, JOURNAL)
+            wasi.env = [("WRITE_TOOL_JOURNAL", JOURNAL)]
         store.set_wasi(wasi)
         instance = self.linker.instantiate(store, self.component)
         interface = instance.get_export_index(store, INTERFACE)
@@ -46,9 +54,14 @@ class WriteTool:
         store, func = self._func("call")
         return json.loads(func(store, json.dumps(arguments)))
 
+    def revert(self, change_id="", dry_run=False):
+        """Undo a change (the latest when `change_id` is empty)."""
+        store, func = self._func("revert")
+        return func(store, change_id, dry_run)
 
-def main(wasm_path, root):
-    tool = WriteTool(wasm_path, root)
+
+def main(wasm_path, root, journal=None):
+    tool = WriteTool(wasm_path, root, journal)
 
     env = tool.write("hello/from-python.txt", "written by wasmtime-py\n")
     print(env.status, "-", env.text)
@@ -63,6 +76,23 @@ def main(wasm_path, root):
     print(env["status"], "-", env["error"]["code"], env["error"]["message"])
     assert env["error"]["code"] == "ACCESS_DENIED", env
 
+    if not journal:
+        return
+    # The latest change, the update, taken back.
+    env = tool.revert()
+    print(env.status, "-", env.text)
+    assert env.status == "success", env.text
+    # Two files at once, all or none, then both taken back by their id.
+    env = tool.call({"writes": [
+        {"path": "hello/a.txt", "content": "a\n"},
+        {"path": "hello/b.txt", "content": "b\n"},
+    ]})
+    print(env["status"], "-", env["text"])
+    assert env["data"]["operation"] == "many", env
+    env = tool.revert(env["data"]["change_id"])
+    print(env.status, "-", env.text)
+    assert env.status == "success", env.text
+
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])

@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest as _, Sha256};
 
+use crate::Root;
+use crate::sandbox::ModeSnapshot;
+
 /// The preopen name the guest finds the journal under. Not absolute and not
 /// `.`: no path a call gives can name it.
 pub const PREOPEN: &str = "write-tool-journal";
@@ -132,6 +135,66 @@ pub(crate) fn clear_dead_lock(journal: &Path) {
     {
         let _ = std::fs::remove_file(&lock);
     }
+}
+
+/// After a change of several files that the journal recorded as
+/// `change_id` (a `write_many` or a revert): give each file it replaced or
+/// restored the permission bits of the file the journal saved — for a
+/// `write_many` the file it replaced, for a revert the file whose content
+/// it put back —, which the guest cannot set (WASI has no chmod). Best
+/// effort: the change is made either way.
+pub(crate) fn restore_modes(root: &Root, journal: &Path, change_id: &str) {
+    let Some(record) = last_record(&journal.join("log")) else {
+        return;
+    };
+    if record["id"] != change_id {
+        return;
+    }
+    let side = match record["kind"].as_str() {
+        Some("many") => "old",
+        Some("revert") => "new",
+        _ => return,
+    };
+    let Some(files) = record["files"].as_array() else {
+        return;
+    };
+    for file in files {
+        let (Some(path), Some(digest)) = (file["path"].as_str(), file[side]["digest"].as_str())
+        else {
+            continue;
+        };
+        // A write_many's new files have no saved mode to take.
+        if file["old"].is_null() || file["new"].is_null() {
+            continue;
+        }
+        if digest.len() != 32 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+            continue;
+        }
+        let saved = journal.join("objects").join(digest);
+        if let Some(mode) = ModeSnapshot::of_file(&saved) {
+            let _ = mode.restore(root, path);
+        }
+    }
+}
+
+/// The last complete record of the log at `log`.
+fn last_record(log: &Path) -> Option<serde_json::Value> {
+    use std::io::{Read, Seek, SeekFrom};
+    // A record of many files is tens of KiB; the bound keeps a damaged log
+    // from being read whole.
+    const MAX: u64 = 4 << 20;
+    let mut file = std::fs::File::open(log).ok()?;
+    let len = file.metadata().ok()?.len();
+    let from = len.saturating_sub(MAX);
+    file.seek(SeekFrom::Start(from)).ok()?;
+    let mut tail = Vec::new();
+    file.take(MAX).read_to_end(&mut tail).ok()?;
+    let end = tail.iter().rposition(|&b| b == b'\n')?;
+    let start = tail[..end]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    serde_json::from_slice(&tail[start..end]).ok()
 }
 
 /// The globs that protect `journal` where it lies inside one of `roots`

@@ -349,6 +349,26 @@ impl ModeSnapshot {
         }
     }
 
+    /// The mode of the regular file at `path`, a path of the host's own
+    /// (a file the journal saved), not following a link.
+    pub(crate) fn of_file(path: &Path) -> Option<ModeSnapshot> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            Some(ModeSnapshot {
+                mode: meta.permissions().mode() & 0o7777,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    }
+
     /// Put the mode back on `resolved` (as in `path_resolved`) if it
     /// differs.
     pub(crate) fn restore(self, root: &Root, resolved: &str) -> io::Result<()> {

@@ -159,6 +159,15 @@ impl WriteTool {
         });
         match result {
             Ok(json) => {
+                // A call with no one path: a change of several files may
+                // have replaced some (`docs/contract.md#journal`).
+                if path.is_none()
+                    && let Some(journal) = root.journal()
+                    && let Ok(envelope) = Envelope::from_json(&json)
+                    && let Some(id) = envelope.data.as_ref().and_then(|d| d.change_id.as_deref())
+                {
+                    crate::journal::restore_modes(root, journal, id);
+                }
                 if snapshot.is_some() || sweep {
                     // A guest's envelope always decodes; if it did not,
                     // there would be nothing to act on.

@@ -67,6 +67,23 @@ impl Tree {
         )
     }
 
+    /// The same snapshot with only what a revert gives back: each entry's
+    /// kind, bytes, mode and link, not its times or inode (a restored file
+    /// is a new file with the old content).
+    pub fn contents_and_modes(&self) -> Tree {
+        Tree(
+            self.0
+                .iter()
+                .map(|(p, e)| {
+                    let mut e = e.clone();
+                    e.mtime = None;
+                    e.ino = 0;
+                    (p.clone(), e)
+                })
+                .collect(),
+        )
+    }
+
     /// One entry, by its path relative to the snapshot's base.
     pub fn entry(&self, path: &str) -> Option<&Entry> {
         self.0.get(Path::new(path))

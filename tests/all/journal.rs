@@ -80,8 +80,8 @@ fn revert_restores_content_and_mode_and_removes_what_a_change_created() {
     assert_eq!(p.read_string("tool.sh"), "#!/bin/sh\necho one\n");
     assert_eq!(p.mode("tool.sh"), 0o750);
     assert_eq!(
-        p.tree().without("journal").without_directory_times(),
-        before.without("journal").without_directory_times()
+        p.tree().without("journal").contents_and_modes(),
+        before.without("journal").contents_and_modes()
     );
     // A revert is a change too: reverting it writes `two` again.
     let revert_id = env.data().change_id.clone().expect("revert id");
@@ -129,8 +129,8 @@ fn a_checkpoint_rewinds_every_later_change_at_once() {
     let env = p.call(json!({"to": "before-refactor"}));
     assert_eq!(env.code(), None, "{}", env.text);
     assert_eq!(
-        p.tree().without("journal").without_directory_times(),
-        before.without("journal").without_directory_times()
+        p.tree().without("journal").contents_and_modes(),
+        before.without("journal").contents_and_modes()
     );
 }
 
@@ -164,8 +164,8 @@ fn write_many_writes_all_or_none() {
     let env = p.call(json!({"change_id": data.change_id}));
     assert_eq!(env.code(), None, "{}", env.text);
     assert_eq!(
-        p.tree().without("journal").without_directory_times(),
-        before.without("journal").without_directory_times()
+        p.tree().without("journal").contents_and_modes(),
+        before.without("journal").contents_and_modes()
     );
 }
 
@@ -355,4 +355,41 @@ fn write_many_is_bounded_and_refuses_a_file_named_twice() {
     env.assert_error("INVALID_PARAM");
     assert!(env.text.contains("both write 'a'"), "{}", env.text);
     assert_eq!(p.tree().without("journal"), before.without("journal"));
+}
+
+/// A reverted file is a file of its own, not a second name of the
+/// journal's saved copy: the next write reads it, keeps its format and
+/// shows its diff, as for any file (`docs/contract.md#journal`).
+#[test]
+fn a_restored_file_has_no_other_name_and_later_writes_keep_its_format() {
+    use std::os::unix::fs::MetadataExt;
+    let p = Project::journaled();
+    p.write("win.txt", "one\r\ntwo\r\n");
+    let id = p.put("win.txt", "one\nTWO\n").data().change_id.clone();
+    let env = p.call(json!({"change_id": id}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(p.read_string("win.txt"), "one\r\ntwo\r\n");
+    let links = fs::metadata(p.path("win.txt")).expect("stat").nlink();
+    assert_eq!(links, 1, "the restored file shares its inode");
+    let env = p.put("win.txt", "one\nthree\n");
+    assert_eq!(env.status, "success", "{}", env.text);
+    assert_eq!(env.data().line_endings.as_deref(), Some("crlf"));
+    assert!(env.data().diff_preview.contains("-two"), "{}", env.text);
+    assert_eq!(p.read_string("win.txt"), "one\r\nthree\r\n");
+}
+
+/// The `write-tool` host gives the files a `write_many` replaced their
+/// permission bits back, as it does for a single write.
+#[test]
+fn write_many_keeps_the_mode_of_the_files_it_replaces() {
+    let p = Project::journaled();
+    p.write("run.sh", "#!/bin/sh\necho one\n");
+    fs::set_permissions(p.path("run.sh"), fs::Permissions::from_mode(0o750)).expect("chmod");
+    let env = p.call(json!({"writes": [
+        {"path": "run.sh", "content": "#!/bin/sh\necho two\n"},
+        {"path": "other.txt", "content": "x\n"},
+    ]}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(p.read_string("run.sh"), "#!/bin/sh\necho two\n");
+    assert_eq!(p.mode("run.sh"), 0o750);
 }

@@ -186,21 +186,6 @@ impl Journal {
             .collect())
     }
 
-    /// Link the saved content `digest` into `dir` as `name` (a temp name
-    /// the caller renames over the target): the very file the change
-    /// replaced, mode and all. `Ok(false)` where no link can be made there
-    /// (another file system, a host without links).
-    pub fn link_out(&self, digest: &str, dir: &Dir, name: &str) -> io::Result<bool> {
-        match self
-            .dir
-            .link_into(&format!("{OBJECTS}/{digest}"), dir, name)
-        {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(e),
-            Err(_) => Ok(false),
-        }
-    }
-
     /// The saved content `digest` names, if it is there and still has that
     /// digest: a saved file with other names could have been written in
     /// place since.

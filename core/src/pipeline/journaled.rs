@@ -2,7 +2,7 @@
 //! file or several, all or none, recorded before the first rename.
 //!
 //! Every file's new content is staged first (a synced temp file beside it,
-//! or for a revert the saved file itself, linked back), with no lock held.
+//! or for a revert a copy of the saved content), with no lock held.
 //! Then, holding the journal's lock: what is left of a commit a dead
 //! writer left is finished or rolled back; each target is looked at once
 //! more (a locked write's values, `create_only`); the content each change
@@ -304,7 +304,7 @@ fn save_old(held: &Held<'_>, s: &Staged<'_, '_>, sync: bool) -> io::Result<(Opti
 }
 
 /// Put back the files of `record` that `done` renamed: the saved content
-/// linked back (or copied), a created file removed.
+/// copied back, a created file removed.
 fn put_back(held: &Held<'_>, done: &[Staged<'_, '_>], record: &Record) {
     for (s, file) in done.iter().zip(&record.files).rev() {
         let name = s.target.resolved.file_name();
@@ -327,14 +327,14 @@ fn restore_into(journal: &Journal, digest: &str, dir: &Dir, name: &str) -> io::R
     })
 }
 
-/// A temp file in `dir` holding the saved content `digest`: the saved file
-/// itself, linked, where the file system allows (its mode and times come
-/// back with it), else a copy.
+/// A temp file in `dir` holding a copy of the saved content `digest`,
+/// checked against its digest. A copy, not a link to the saved file: a
+/// file restored as a second name of the journal's copy would count as a
+/// file with other hard links in every later write (its content kept out
+/// of the envelope, its format not kept), and a program writing it in
+/// place would change the journal's copy. The host puts the saved file's
+/// permission bits back where it can (`docs/contract.md#journal`).
 pub(super) fn staged_copy(journal: &Journal, digest: &str, dir: &Dir) -> io::Result<String> {
-    let temp = fs::temp_name(0);
-    if journal.link_out(digest, dir, &temp)? {
-        return Ok(temp);
-    }
     let bytes = journal.object(digest).map_err(|e| match e {
         crate::journal::ObjectError::Io(e) => e,
         _ => io::Error::from(io::ErrorKind::InvalidData),

@@ -289,7 +289,7 @@ fn file_of(p: &Planned<'_>, config: &Config) -> GroupFile {
     }
 }
 
-/// Stage one file of a revert: the saved content linked (or copied) beside
+/// Stage one file of a revert: a copy of the saved content beside
 /// it, or nothing for a removal.
 fn stage<'r, 'a>(journal: &Journal, p: &'a Planned<'r>) -> Result<Staged<'r, 'a>, ToolError> {
     let target = &p.target;

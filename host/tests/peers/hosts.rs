@@ -28,6 +28,52 @@ fn python_example_under_wasmtime_py() {
     assert!(!root.beside("outside.txt"));
 }
 
+/// The Python example with a journal granted (`docs/contract.md#journal`):
+/// its update is reverted, and a `write_many` of two files is written and
+/// reverted as one change.
+#[test]
+fn python_example_reverts_with_a_journal_granted_under_wasmtime_py() {
+    let root = root();
+    let journal = tempfile::tempdir().expect("journal");
+    let script = workspace().join("examples/python/write_tool.py");
+    let output = run(Command::new(python())
+        .arg(script)
+        .arg(component())
+        .arg(root.path())
+        .arg(journal.path()));
+    assert_reverted(
+        &String::from_utf8_lossy(&output.stdout),
+        root.path(),
+        "from-python.txt",
+        "written by wasmtime-py\n",
+    );
+    assert!(journal.path().join("log").is_file());
+}
+
+/// What the examples print and leave when they revert: the update undone,
+/// the two files of the group written and removed again.
+fn assert_reverted(stdout: &str, root: &Path, name: &str, first: &str) {
+    assert!(stdout.contains("Reverted c2 (c3)."), "{stdout}");
+    assert!(
+        stdout.contains("Wrote 2 of 2 files as one change (c4)."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Reverted c4 (c5)."), "{stdout}");
+    assert_eq!(
+        fs::read_to_string(root.join("hello").join(name)).expect("read"),
+        first
+    );
+    let names: Vec<_> = fs::read_dir(root.join("hello"))
+        .expect("list")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(
+        names,
+        [name],
+        "the group's files removed, no temp files left"
+    );
+}
+
 /// `examples/node`, installed at the versions its lock file pins (`npm
 /// ci`, as its README says) and transpiled with jco.
 fn node_example() -> &'static Path {
@@ -85,6 +131,26 @@ fn node_example_under_jco_and_preview2_shim() {
         .map(|e| e.expect("entry").file_name())
         .collect();
     assert_eq!(names, ["from-node.txt"], "no temp files left behind");
+}
+
+/// The Node example with a journal granted, as under wasmtime-py.
+#[test]
+fn node_example_reverts_with_a_journal_granted_under_jco() {
+    let root = root();
+    let journal = tempfile::tempdir().expect("journal");
+    let dir = node_example();
+    let output = run(Command::new("node")
+        .arg(dir.join("write_tool.mjs"))
+        .arg(root.path())
+        .arg(journal.path())
+        .current_dir(dir));
+    assert_reverted(
+        &String::from_utf8_lossy(&output.stdout),
+        root.path(),
+        "from-node.txt",
+        "written by jco\n",
+    );
+    assert!(journal.path().join("log").is_file());
 }
 
 /// The upstream wasmtime CLI, the root granted both ways: under the name

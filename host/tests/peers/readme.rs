@@ -261,6 +261,9 @@ fn the_main_readme_runs_as_written() {
     assert_eq!(sandbox.demo_file("src/a.py"), "print(1)\n");
     assert_eq!(sandbox.demo_file("a.txt"), "1\n");
     assert_eq!(sandbox.demo_file("b.txt"), "2\n");
+    // The journal's walk-through: back to the checkpoint.
+    assert_eq!(sandbox.demo_file("notes.txt"), "first draft");
+    assert!(!sandbox.demo.join("lib").exists(), "write-many undone");
 }
 
 /// The README's Wassette policy: what Wassette reads from a component's
@@ -311,11 +314,9 @@ fn the_python_example_readme_runs_as_written() {
         ("sh", "python")
     );
     let output = sandbox.sh(&sh.text);
-    assert!(
-        String::from_utf8_lossy(&output.stdout).contains("+updated"),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
-    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("+updated"), "{stdout}");
+    assert!(stdout.contains("Reverted c4 (c5)."), "{stdout}");
     // The snippet, with the virtualenv the commands above made.
     let snippet = format!(
         "{}\nprint(envelope.text)\n",
@@ -343,7 +344,9 @@ fn the_node_example_readme_runs_as_written() {
     };
     assert_eq!((sh.lang.as_str(), js.lang.as_str()), ("sh", "js"));
     let output = sandbox.sh(&sh.text);
-    assert!(String::from_utf8_lossy(&output.stdout).contains("+updated"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("+updated"), "{stdout}");
+    assert!(stdout.contains("Reverted c4 (c5)."), "{stdout}");
     let dir = sandbox.cwd.join("examples/node");
     assert_eq!(
         fs::read(dir.join("package-lock.json")).expect("lock"),
@@ -367,8 +370,10 @@ fn the_wasmtime_cli_readme_runs_as_written() {
         outputs += &String::from_utf8_lossy(&sandbox.sh(&block.text).stdout);
     }
     assert!(outputs.contains("{status: success"), "{outputs}");
+    assert!(outputs.contains("Reverted c1 (c2)."), "{outputs}");
     assert_eq!(sandbox.demo_file("hello.txt"), "hello\n");
     assert_eq!(sandbox.demo_file("b.txt"), "hi\n");
+    assert!(!sandbox.demo.join("notes.txt").exists(), "reverted");
 }
 
 /// What the READMEs' commands leave in a checkout is ignored by git, so
