@@ -62,7 +62,6 @@ pub fn folds_case(root: &Dir, names: &[String], existing: usize) -> bool {
     root.same_entry(&path, &swapped)
 }
 
-pub use temps::temp_name;
 pub use write::{
     Durability, Unchanged, check_unchanged, commit_staged, create_parents, is_target_changed,
     remove_dirs, stage, write_atomic,
