@@ -164,7 +164,7 @@ impl Journal {
         Ok(self
             .lines()?
             .iter()
-            .filter_map(|line| serde_json::from_slice(line).ok())
+            .filter_map(|line| from_json(line).ok())
             .collect())
     }
 
@@ -249,8 +249,7 @@ impl Held<'_> {
         let last = match line {
             None => None,
             Some(line) => {
-                let record = serde_json::from_slice(&line)
-                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                let record = from_json(&line)?;
                 Some((record, chain(&line)))
             }
         };
@@ -426,7 +425,7 @@ impl Held<'_> {
         };
         let len = file.stat()?.len;
         let bytes = file.read_all(len)?;
-        match serde_json::from_slice(&bytes) {
+        match from_json(&bytes) {
             Ok(staged) => Ok(Some(staged)),
             // Cut short before its record was appended: nothing was
             // renamed; its temp files are swept like any leftover.
@@ -504,6 +503,20 @@ fn last_line(file: &crate::fs::sys::File, len: u64) -> io::Result<(Option<Vec<u8
             None => {}
         }
     }
+}
+
+/// Parse the JSON `bytes` hold, the way a request is parsed: from `&str`
+/// into a `Value`, then into `T`. Neither `from_slice` (a second reader
+/// type) nor a typed parse of the text (which skips unknown fields with
+/// code of its own) is used: each adds a caller to the string scanning
+/// the request's parse shares, which the compiler then stops inlining,
+/// and every call's content goes through it (BENCHMARKS.md#the-journal).
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> io::Result<T> {
+    let invalid = |e: serde_json::Error| io::Error::new(io::ErrorKind::InvalidData, e);
+    let text =
+        std::str::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let value: serde_json::Value = serde_json::from_str(text).map_err(invalid)?;
+    serde_json::from_value(value).map_err(invalid)
 }
 
 /// A commit in progress: its record's seq, and where its temp files are.

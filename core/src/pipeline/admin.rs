@@ -104,7 +104,7 @@ fn verify(journal: &Journal) -> std::io::Result<Value> {
     let mut first_seq = None;
     let records: Vec<Option<Record>> = lines
         .iter()
-        .map(|l| serde_json::from_slice(l).ok())
+        .map(|l| crate::journal::from_json(l).ok())
         .collect();
     for (i, (line, record)) in lines.iter().zip(&records).enumerate() {
         let Some(record) = record else {

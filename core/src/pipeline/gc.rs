@@ -55,7 +55,7 @@ pub fn collect(held: &mut Held<'_>, reserve: u64) -> io::Result<Collected> {
     let lines = held.journal().lines()?;
     let records: Vec<Option<Record>> = lines
         .iter()
-        .map(|line| serde_json::from_slice(line).ok())
+        .map(|line| crate::journal::from_json(line).ok())
         .collect();
     // Each saved content: its size and the last record that refers to it.
     let mut objects: HashMap<String, (u64, usize)> = HashMap::new();
