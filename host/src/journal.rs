@@ -51,6 +51,7 @@ impl JournalChoice {
         };
         let dir = base.join(key(root));
         create_private(&dir)?;
+        remove_dead_holders(&dir);
         // For a person looking at the directory: which root it is for.
         let note = dir.join("root");
         if !note.exists() {
@@ -122,18 +123,40 @@ pub(crate) fn clear_dead_lock(journal: &Path) {
     let Ok(holder) = std::fs::read_to_string(&lock) else {
         return;
     };
+    if is_dead(&holder) && std::fs::read_to_string(&lock).is_ok_and(|again| again == holder) {
+        let _ = std::fs::remove_file(&lock);
+    }
+}
+
+/// Whether `holder` (as [`holder`] writes it) names a `write-tool`
+/// process that is gone: no process of that id started at that time.
+fn is_dead(holder: &str) -> bool {
     let mut parts = holder.split_whitespace();
     let (Some("write-tool"), Some(pid), Some(start)) = (parts.next(), parts.next(), parts.next())
     else {
-        return;
+        return false;
     };
     let (Ok(pid), Ok(start)) = (pid.parse::<u32>(), start.parse::<u64>()) else {
+        return false;
+    };
+    start_time(pid) != Some(start)
+}
+
+/// Remove the holder files (which the lock links to, one per process
+/// that took it) of `write-tool` processes that are gone.
+fn remove_dead_holders(journal: &Path) {
+    let Ok(entries) = std::fs::read_dir(journal) else {
         return;
     };
-    if start_time(pid) != Some(start)
-        && std::fs::read_to_string(&lock).is_ok_and(|again| again == holder)
-    {
-        let _ = std::fs::remove_file(&lock);
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(|n| n.starts_with("holder-")) {
+            continue;
+        }
+        let path = entry.path();
+        if std::fs::read_to_string(&path).is_ok_and(|holder| is_dead(&holder)) {
+            let _ = std::fs::remove_file(&path);
+        }
     }
 }
 

@@ -41,6 +41,8 @@ pub const OBJECTS: &str = "objects";
 pub const PENDING: &str = "pending";
 /// Held while a writer appends and commits.
 pub const LOCK: &str = "lock";
+/// The start of the name of a holder's file, which `lock` links to.
+pub const HOLDER_PREFIX: &str = "holder-";
 
 /// How long a writer waits for the lock before it gives up.
 const LOCK_WAIT: Duration = Duration::from_secs(20);
@@ -83,6 +85,8 @@ pub struct Held<'a> {
     journal: &'a Journal,
     /// The log, opened for reading and appending once per hold.
     log: std::cell::OnceCell<crate::fs::sys::File>,
+    /// The pending mark, opened once per hold.
+    pending: std::cell::OnceCell<crate::fs::sys::File>,
     /// The last record and its hash, and where the complete lines end:
     /// read once per hold, then kept up to date by `append`.
     tail: std::cell::RefCell<Option<Tail>>,
@@ -114,28 +118,31 @@ impl Journal {
     }
 
     /// Take the lock, waiting for another writer to finish.
+    ///
+    /// The lock is a second name, `lock`, linked to a file of the holder's
+    /// (`holder-…`, holding who it is, made once): a link is made or
+    /// refused atomically, and unlike a file created and removed at every
+    /// call it allocates no inode, which on ext4 grows costly when inodes
+    /// are freed and taken at this rate (BENCHMARKS.md#the-journal). Where
+    /// the file system makes no links, the lock is a file created
+    /// exclusively.
     pub fn lock(&self) -> io::Result<Held<'_>> {
         let start = Instant::now();
         let mut pause = Duration::from_micros(100);
+        let base = self.lock_base();
         loop {
-            match self.dir.create_new_at(LOCK) {
-                Ok(file) => {
-                    // Best effort: a host that can tell its dead
-                    // processes reads it (`write-tool`).
-                    if let Some(holder) = &self.holder {
-                        let _ = file.write_all(holder.as_bytes());
-                    }
-                    break;
+            let taken = match self.dir.link_at(&base, LOCK) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    self.make_lock_base(&base)?;
+                    self.dir.link_at(&base, LOCK)
                 }
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => self.lock_file(),
+                other => other,
+            };
+            match taken {
+                Ok(()) => break,
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    let stale = self
-                        .dir
-                        .stat_at(LOCK)
-                        .ok()
-                        .and_then(|s| s.modified)
-                        .and_then(|m| SystemTime::now().duration_since(m).ok())
-                        .is_some_and(|age| age > LOCK_STALE);
-                    if stale {
+                    if self.lock_is_stale() {
                         let _ = self.dir.unlink_at(LOCK);
                         continue;
                     }
@@ -154,8 +161,60 @@ impl Journal {
         Ok(Held {
             journal: self,
             log: std::cell::OnceCell::new(),
+            pending: std::cell::OnceCell::new(),
             tail: std::cell::RefCell::new(None),
         })
+    }
+
+    /// The file `lock` is linked to: one per holder a host names, so that
+    /// reading `lock` tells who holds it; one for all where none is named.
+    fn lock_base(&self) -> String {
+        match &self.holder {
+            Some(holder) => {
+                let name: String = holder
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                    .take(100)
+                    .collect();
+                format!("{HOLDER_PREFIX}{name}")
+            }
+            None => format!("{LOCK}.base"),
+        }
+    }
+
+    fn make_lock_base(&self, base: &str) -> io::Result<()> {
+        match self.dir.create_new_at(base) {
+            // Best effort: a host that can tell its dead processes reads
+            // it through `lock` (`write-tool`).
+            Ok(file) => {
+                if let Some(holder) = &self.holder {
+                    let _ = file.write_all(holder.as_bytes());
+                }
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The lock as a file of its own, where no link can be made.
+    fn lock_file(&self) -> io::Result<()> {
+        let file = self.dir.create_new_at(LOCK)?;
+        if let Some(holder) = &self.holder {
+            let _ = file.write_all(holder.as_bytes());
+        }
+        Ok(())
+    }
+
+    /// The lock was taken longer ago than a writer holds it: by one that
+    /// died. Linking changes a file's status time, creating it both times.
+    fn lock_is_stale(&self) -> bool {
+        self.dir
+            .stat_at(LOCK)
+            .ok()
+            .and_then(|s| s.changed.or(s.modified))
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .is_some_and(|age| age > LOCK_STALE)
     }
 
     /// Every record, oldest first. A last line cut short by a crash is
@@ -394,37 +453,42 @@ impl Held<'_> {
         }
     }
 
+    /// The pending mark, opened (made if missing) once per hold. It stays
+    /// between commits, empty when none is in progress: a file made and
+    /// removed at every commit costs more (see [`Journal::lock`]).
+    fn pending_file(&self) -> io::Result<&crate::fs::sys::File> {
+        if let Some(file) = self.pending.get() {
+            return Ok(file);
+        }
+        let file = self.journal.dir.open_write_at(PENDING, true)?;
+        Ok(self.pending.get_or_init(|| file))
+    }
+
     /// Mark commit `seq` as in progress, with what it has staged.
     pub fn mark_pending(&self, staged: &Pending) -> io::Result<()> {
-        let dir = &self.journal.dir;
-        // `recover` removed a dead writer's mark under this lock; one it
-        // could not read is replaced.
-        let file = match dir.create_new_at(PENDING) {
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                dir.unlink_at(PENDING)?;
-                dir.create_new_at(PENDING)?
-            }
-            other => other?,
-        };
         let json = serde_json::to_vec(staged)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        file.write_all(&json)
+        let file = self.pending_file()?;
+        // `recover` emptied it under this lock.
+        file.write_at(&json, 0)?;
+        file.set_len(json.len() as u64)
     }
 
     /// The commit in progress is done.
     pub fn clear_pending(&self) {
-        let _ = self.journal.dir.unlink_at(PENDING);
+        if let Ok(file) = self.pending_file() {
+            let _ = file.set_len(0);
+        }
     }
 
     /// The commit a writer that died left in progress, if any.
     pub fn pending(&self) -> io::Result<Option<Pending>> {
-        let file = match self.journal.dir.open_read_at(PENDING) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e),
-        };
+        let file = self.pending_file()?;
         let len = file.stat()?.len;
-        let bytes = file.read_all(len)?;
+        if len == 0 {
+            return Ok(None);
+        }
+        let bytes = file.read_at(0, len)?;
         match from_json(&bytes) {
             Ok(staged) => Ok(Some(staged)),
             // Cut short before its record was appended: nothing was

@@ -48,6 +48,9 @@ pub struct Stat {
     pub len: u64,
     /// Its modification time, where the platform keeps one.
     pub modified: Option<SystemTime>,
+    /// When its status (names, mode) last changed, where the platform
+    /// keeps it.
+    pub changed: Option<SystemTime>,
     /// How many names it has (hard links).
     pub link_count: u64,
 }

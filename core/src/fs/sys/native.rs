@@ -303,10 +303,20 @@ fn stat(meta: &fs::Metadata) -> io::Result<Stat> {
     let link_count = std::os::unix::fs::MetadataExt::nlink(meta);
     #[cfg(not(unix))]
     let link_count = 1;
+    #[cfg(unix)]
+    let changed = {
+        use std::os::unix::fs::MetadataExt;
+        u64::try_from(meta.ctime()).ok().and_then(|s| {
+            std::time::SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(s, 0))
+        })
+    };
+    #[cfg(not(unix))]
+    let changed = None;
     Ok(Stat {
         kind,
         len: meta.len(),
         modified: meta.modified().ok(),
+        changed,
         link_count,
     })
 }

@@ -348,10 +348,14 @@ fn convert(stat: &DescriptorStat) -> Stat {
     let modified = stat
         .data_modification_timestamp
         .and_then(|t| SystemTime::UNIX_EPOCH.checked_add(Duration::new(t.seconds, t.nanoseconds)));
+    let changed = stat
+        .status_change_timestamp
+        .and_then(|t| SystemTime::UNIX_EPOCH.checked_add(Duration::new(t.seconds, t.nanoseconds)));
     Stat {
         kind,
         len: stat.size,
         modified,
+        changed,
         link_count: stat.link_count,
     }
 }
