@@ -14,10 +14,11 @@
 //!   the file system allows, else a copy;
 //! - `pending`: the commit in progress (its seq and temp files), which the
 //!   next journaled call finishes or rolls back if the writer died (commits
-//!   hold the lock, so there is one at most);
-//! - `lock`: held (created exclusively) while a writer reads the log's end,
-//!   appends and commits, so that records chain in the order the changes
-//!   were made, across processes.
+//!   hold the lock, so there is one at most); empty between commits;
+//! - `lock`: held while a writer reads the log's end, appends and commits,
+//!   so that records chain in the order the changes were made, across
+//!   processes: a second name of the holder's file (`holder-…`), linked
+//!   and unlinked (see [`Journal::lock`]).
 //!
 //! A record is appended and synced before its change's first rename: one
 //! more sync per write, and no change lands unrecorded.
