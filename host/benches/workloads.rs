@@ -466,13 +466,7 @@ fn compare_with(baseline: &Path, filter: &[String], cache: &Path) {
         let medians = interleaved(&w, &mut [&mut this, &mut other]);
         this.finish();
         other.finish();
-        println!(
-            "| {} | {} | {} | {} |",
-            w.name,
-            ms(medians[0]),
-            ms(medians[1]),
-            ratio(medians[0], medians[1])
-        );
+        pair_row(w.name, &medians);
     }
 }
 
@@ -727,14 +721,18 @@ fn journal_costs(cache: &Path) {
         let medians = interleaved(&w, &mut [&mut on, &mut off]);
         on.finish();
         off.finish();
-        println!(
-            "| {} | {} | {} | {} |",
-            w.name,
-            ms(medians[0]),
-            ms(medians[1]),
-            ratio(medians[0], medians[1])
-        );
+        pair_row(w.name, &medians);
     }
+}
+
+/// A table row of two medians taken in turn, and their ratio.
+fn pair_row(name: &str, medians: &[Duration]) {
+    println!(
+        "| {name} | {} | {} | {} |",
+        ms(medians[0]),
+        ms(medians[1]),
+        ratio(medians[0], medians[1])
+    );
 }
 
 /// `-- startup`: a one-shot `write-tool write` of 1 KiB (a new file,
