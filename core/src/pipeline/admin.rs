@@ -80,12 +80,12 @@ fn history(journal: &Journal, path: Option<&str>) -> std::io::Result<Value> {
         .filter(|r| r.is_change() || r.kind == Kind::Checkpoint)
         .filter(|r| path.is_none_or(|p| r.files.iter().any(|f| f.path == p)))
         .map(|r| {
+            // Whole, `prev` included: an export for an audit.
             let mut value = serde_json::to_value(r).unwrap_or(Value::Null);
-            if let Value::Object(map) = &mut value {
-                map.remove("prev");
-                if voided.contains(&r.seq) {
-                    map.insert("voided".into(), Value::Bool(true));
-                }
+            if let Value::Object(map) = &mut value
+                && voided.contains(&r.seq)
+            {
+                map.insert("voided".into(), Value::Bool(true));
             }
             value
         })

@@ -8,6 +8,8 @@ mod cache;
 /// Crashes, full disks, read-only roots, protected paths, hostile input and
 /// a long-running `serve`.
 mod hardening;
+/// The journal's commands: undo, checkpoints, history, write-many, verify.
+mod journal;
 /// Requests nested 100,000 levels deep, and MCP lines over the limit, on
 /// every stdio surface: answered, and the server goes on.
 mod nesting;

@@ -1,0 +1,184 @@
+//! The journal's commands as scripts drive them (`docs/contract.md#journal`,
+//! `docs/contract.md#cli`): `undo`, `checkpoint`, `history`, `write-many`,
+//! `journal verify`, and the flags that turn the journal or the model's
+//! revert off.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::{envelope, root_arg, run};
+
+/// A root and its journal directory, in one temp dir.
+struct Project {
+    dir: tempfile::TempDir,
+    root: String,
+    journal: String,
+}
+
+impl Project {
+    fn new() -> Project {
+        let dir = tempfile::tempdir().expect("tempdir");
+        fs::create_dir(dir.path().join("root")).expect("root");
+        let root = root_arg(&dir.path().join("root"));
+        let journal = dir
+            .path()
+            .join("journal")
+            .to_str()
+            .expect("UTF-8")
+            .to_owned();
+        Project { dir, root, journal }
+    }
+
+    /// `write-tool --root R --journal J ARGS…` with `stdin`.
+    fn run(&self, args: &[&str], stdin: &[u8]) -> Output {
+        let mut all = vec!["--root", &self.root, "--journal", &self.journal];
+        all.extend_from_slice(args);
+        run(&all, stdin)
+    }
+
+    fn write(&self, path: &str, content: &str) -> Value {
+        let out = self.run(&["write", path, "--content", content], b"");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        envelope(&out)
+    }
+
+    fn read(&self, path: &str) -> Option<String> {
+        fs::read_to_string(self.dir.path().join("root").join(path)).ok()
+    }
+
+    /// The root's journal log (one root, so one journal below `--journal`).
+    fn log(&self) -> PathBuf {
+        let base = Path::new(&self.journal);
+        fs::read_dir(base)
+            .expect("journal base")
+            .map(|e| e.expect("entry").path().join("log"))
+            .find(|p| p.exists())
+            .expect("a log")
+    }
+}
+
+#[test]
+fn undo_checkpoint_history_and_verify_from_the_command_line() {
+    let p = Project::new();
+    p.write("a.txt", "one\n");
+    p.write("a.txt", "two\n");
+    let out = p.run(&["checkpoint", "mark"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    p.write("a.txt", "three\n");
+    p.write("b.txt", "b\n");
+
+    // `undo` without an id: the latest change, b.txt's creation.
+    let out = p.run(&["undo"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(envelope(&out)["data"]["files"][0]["operation"], "delete");
+    assert_eq!(p.read("b.txt"), None);
+
+    // The history of one path, as JSON: whole records, newest first.
+    let out = p.run(&["history", "a.txt", "--json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let history: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let ids: Vec<&str> = history
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|r| r["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(ids, ["c4", "c2", "c1"], "{history}");
+    assert_eq!(history[0]["prev"].as_str().map(str::len), Some(64));
+
+    // Back to the checkpoint: a.txt as it was then.
+    let out = p.run(&["undo", "--to", "mark"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(p.read("a.txt").as_deref(), Some("two\n"));
+
+    let out = p.run(&["journal", "verify"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let verdict: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(verdict["ok"], true, "{verdict}");
+
+    // An edited record breaks the chain: exit 1, the record named.
+    let log = p.log();
+    let text = fs::read_to_string(&log).expect("log");
+    let edited = text.replacen("\"size\":4", "\"size\":5", 1);
+    assert_ne!(edited, text);
+    fs::write(&log, edited).expect("edit");
+    let out = p.run(&["journal", "verify"], b"");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let verdict: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(verdict["ok"], false, "{verdict}");
+    assert!(
+        verdict["problem"]["problem"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("altered"))
+    );
+}
+
+#[test]
+fn write_many_from_stdin_is_all_or_none() {
+    let p = Project::new();
+    p.write("a.txt", "a\n");
+    let bad = br#"[{"path": "a.txt", "content": "A\n"}, {"path": "../out.txt", "content": "x"}]"#;
+    let out = p.run(&["write-many"], bad);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(envelope(&out)["error"]["code"], "ACCESS_DENIED");
+    assert_eq!(p.read("a.txt").as_deref(), Some("a\n"));
+    let good = br#"[{"path": "a.txt", "content": "A\n"}, {"path": "d/b.txt", "content": "B\n"}]"#;
+    let out = p.run(&["write-many"], good);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let env = envelope(&out);
+    assert_eq!(env["data"]["operation"], "many");
+    assert_eq!(p.read("a.txt").as_deref(), Some("A\n"));
+    assert_eq!(p.read("d/b.txt").as_deref(), Some("B\n"));
+}
+
+#[test]
+fn without_a_journal_nothing_is_recorded_and_undo_says_why() {
+    let p = Project::new();
+    let no = |args: &[&str], stdin: &[u8]| {
+        let mut all = vec!["--root", p.root.as_str(), "--no-journal"];
+        all.extend_from_slice(args);
+        run(&all, stdin)
+    };
+    let out = no(&["write", "a.txt", "--content", "one"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(envelope(&out)["data"].get("change_id").is_none());
+    for (args, stdin) in [
+        (&["undo"][..], &b""[..]),
+        (
+            &["write-many"][..],
+            &br#"[{"path": "b.txt", "content": "b"}]"#[..],
+        ),
+    ] {
+        let out = no(args, stdin);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let env = envelope(&out);
+        assert_eq!(env["error"]["code"], "PERMISSION_DENIED", "{env}");
+        assert!(
+            env["text"].as_str().is_some_and(|t| t.contains("journal")),
+            "{env}"
+        );
+    }
+    assert_eq!(p.read("a.txt").as_deref(), Some("one"));
+    assert_eq!(p.read("b.txt"), None);
+    assert!(!Path::new(&p.journal).exists(), "no journal made");
+}
+
+#[test]
+fn no_model_revert_refuses_calls_but_not_the_undo_command() {
+    let p = Project::new();
+    let id = p.write("a.txt", "one\n")["data"]["change_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let request = format!(r#"{{"change_id": "{id}"}}"#);
+    let out = p.run(&["--no-model-revert", "call"], request.as_bytes());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(envelope(&out)["error"]["code"], "PERMISSION_DENIED");
+    assert_eq!(p.read("a.txt").as_deref(), Some("one\n"));
+    let out = p.run(&["--no-model-revert", "undo", &id], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(p.read("a.txt"), None);
+}
