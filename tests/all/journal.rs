@@ -393,3 +393,15 @@ fn write_many_keeps_the_mode_of_the_files_it_replaces() {
     assert_eq!(p.read_string("run.sh"), "#!/bin/sh\necho two\n");
     assert_eq!(p.mode("run.sh"), 0o750);
 }
+
+/// A journal made by the first builds with one, whose pending marks were a
+/// directory (empty between commits), is taken up as it is.
+#[test]
+fn a_journal_with_the_first_builds_pending_directory_is_taken_up() {
+    let p = Project::journaled();
+    fs::create_dir(p.journal().join("pending")).expect("old layout");
+    let env = p.put("a.txt", "one\n");
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert!(env.data().change_id.is_some());
+    assert!(p.journal().join("pending").is_file());
+}

@@ -461,7 +461,17 @@ impl Held<'_> {
         if let Some(file) = self.pending.get() {
             return Ok(file);
         }
-        let file = self.journal.dir.open_write_at(PENDING, true)?;
+        let dir = &self.journal.dir;
+        let file = match dir.open_write_at(PENDING, true) {
+            // The layout of the first builds with a journal: a directory
+            // of marks, empty unless a writer died. An empty one gives
+            // way to the file.
+            Err(e) if e.kind() == io::ErrorKind::IsADirectory => {
+                dir.remove_dir_at(PENDING)?;
+                dir.open_write_at(PENDING, true)?
+            }
+            other => other?,
+        };
         Ok(self.pending.get_or_init(|| file))
     }
 
