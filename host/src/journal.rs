@@ -182,14 +182,12 @@ pub(crate) fn restore_modes(root: &Root, journal: &Path, change_id: &str) {
         return;
     };
     for file in files {
+        // A file a write_many created, or a revert removed, has no saved
+        // file to take a mode from.
         let (Some(path), Some(digest)) = (file["path"].as_str(), file[side]["digest"].as_str())
         else {
             continue;
         };
-        // A write_many's new files have no saved mode to take.
-        if file["old"].is_null() || file["new"].is_null() {
-            continue;
-        }
         if digest.len() != 32 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
             continue;
         }

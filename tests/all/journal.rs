@@ -405,3 +405,19 @@ fn a_journal_with_the_first_builds_pending_directory_is_taken_up() {
     assert!(env.data().change_id.is_some());
     assert!(p.journal().join("pending").is_file());
 }
+
+/// A file a revert removed and a second revert brings back gets the mode it
+/// had when it was removed, which the journal kept with its content.
+#[test]
+fn a_file_brought_back_by_reverting_a_revert_keeps_its_mode() {
+    let p = Project::journaled();
+    let id = p.put("run.sh", "#!/bin/sh\n").data().change_id.clone();
+    fs::set_permissions(p.path("run.sh"), fs::Permissions::from_mode(0o750)).expect("chmod");
+    let removed = p.call(json!({"change_id": id}));
+    assert_eq!(removed.code(), None, "{}", removed.text);
+    assert!(!p.exists("run.sh"));
+    let back = p.call(json!({"change_id": removed.data().change_id}));
+    assert_eq!(back.code(), None, "{}", back.text);
+    assert_eq!(p.read_string("run.sh"), "#!/bin/sh\n");
+    assert_eq!(p.mode("run.sh"), 0o750);
+}
