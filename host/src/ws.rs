@@ -23,6 +23,14 @@
 //! neither a loopback origin (`http://localhost:5173`, `http://127.0.0.1`,
 //! `http://[::1]:8080`) nor one the host allowed by name. Clients that are
 //! not browsers send no `Origin` and are accepted.
+//!
+//! Health probes share the port: a plain HTTP `GET /healthz` or
+//! `GET /readyz` (no `Upgrade` header) is answered `200 ok` and the
+//! connection closed. The server is live once it answers, and ready as
+//! soon as it listens: the root was opened and the component compiled
+//! before the port was bound. A probe's head must arrive in its first
+//! segment, as probes send it (kubelet, curl); anything else goes to the
+//! WebSocket handshake, which refuses what is not one.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -119,7 +127,14 @@ struct Shared {
 }
 
 impl Shared {
-    async fn connection(self: Arc<Self>, stream: TcpStream) {
+    async fn connection(self: Arc<Self>, mut stream: TcpStream) {
+        let probe = tokio::time::timeout(self.options.handshake_timeout, probe(&stream)).await;
+        match probe {
+            Ok(Some(head)) => return answer_probe(&mut stream, head).await,
+            Ok(None) => {}
+            // Nothing sent in time: the slot goes back.
+            Err(_) => return,
+        }
         let limit = self.options.max_message_bytes;
         let config = WebSocketConfig::default()
             .max_message_size(Some(limit))
@@ -179,6 +194,44 @@ impl Shared {
         // Completes the closing handshake if the client started it.
         let _ = ws.close(None).await;
     }
+}
+
+/// The length of the request's head if the connection's first bytes are a
+/// health probe: `GET /healthz` or `GET /readyz` over HTTP/1.x, with no
+/// `Upgrade` header. Looked at without being read, so that anything else
+/// reaches the WebSocket handshake whole.
+async fn probe(stream: &TcpStream) -> Option<usize> {
+    let mut buf = [0u8; 2048];
+    let n = stream.peek(&mut buf).await.ok()?;
+    let head = &buf[..n];
+    let end = head.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let text = std::str::from_utf8(&head[..end]).ok()?;
+    let mut lines = text.split("\r\n");
+    let mut request = lines.next()?.split(' ');
+    let (method, target, version) = (request.next()?, request.next()?, request.next()?);
+    let path = target.split('?').next()?;
+    let is_probe = method == "GET"
+        && matches!(version, "HTTP/1.0" | "HTTP/1.1")
+        && request.next().is_none()
+        && matches!(path, "/healthz" | "/readyz");
+    let upgrade = lines.any(|line| {
+        line.split_once(':')
+            .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("upgrade"))
+    });
+    (is_probe && !upgrade).then_some(end)
+}
+
+/// Read the probe's head and answer it; the connection then closes.
+async fn answer_probe(stream: &mut TcpStream, head: usize) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut request = vec![0u8; head];
+    if stream.read_exact(&mut request).await.is_err() {
+        return;
+    }
+    let response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\n\
+        Content-Length: 3\r\nCache-Control: no-store\r\nConnection: close\r\n\r\nok\n";
+    let _ = stream.write_all(response.as_bytes()).await;
+    let _ = stream.shutdown().await;
 }
 
 /// Accept no `Origin` (not a browser), a loopback origin, or one allowed

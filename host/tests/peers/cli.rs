@@ -57,6 +57,62 @@ fn ws_listens_on_a_host_name_that_resolves_to_loopback() {
     assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
 }
 
+/// Health probes on the WebSocket port (`docs/contract.md#surfaces`):
+/// `GET /healthz` and `GET /readyz` answered `200 ok` without an upgrade;
+/// another path, or a probe that asks for an upgrade, goes to the
+/// WebSocket handshake, which refuses it.
+#[test]
+fn ws_answers_health_probes_on_its_port() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    use std::process::Stdio;
+
+    let root = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(bin_str())
+        .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
+        .arg("--root")
+        .arg(root.path())
+        .args(["serve", "--ws", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut first = String::new();
+    BufReader::new(child.stderr.take().expect("stderr"))
+        .read_line(&mut first)
+        .expect("read stderr");
+    let addr = first
+        .strip_prefix("write-tool: serving ws://")
+        .map(|a| a.trim().to_owned());
+    let ask = |request: &str| -> String {
+        let addr = addr
+            .as_deref()
+            .unwrap_or_else(|| panic!("not serving: {first:?}"));
+        let mut stream = TcpStream::connect(addr).expect("connect");
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .expect("timeout");
+        stream.write_all(request.as_bytes()).expect("send");
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+    };
+    let healthz = ask("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    let readyz = ask("GET /readyz?verbose HTTP/1.0\r\n\r\n");
+    let other = ask("GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    let upgrade = ask("GET /healthz HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n\r\n");
+    let _ = child.kill();
+    let _ = child.wait();
+    for answer in [&healthz, &readyz] {
+        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer:?}");
+        assert!(answer.ends_with("\r\n\r\nok\n"), "{answer:?}");
+    }
+    for answer in [&other, &upgrade] {
+        assert!(!answer.starts_with("HTTP/1.1 200"), "{answer:?}");
+    }
+}
+
 /// Raw JSON-RPC on the MCP server's stdin: every kind of bad line, then a
 /// good call that must still be answered.
 #[test]
