@@ -35,14 +35,17 @@ impl std::error::Error for CallError {}
 pub(crate) struct Calls {
     tool: Arc<WriteTool>,
     slots: Arc<Semaphore>,
+    /// The server's name in the per-call log (`crate::log`).
+    surface: &'static str,
 }
 
 impl Calls {
-    pub(crate) fn new(tool: Arc<WriteTool>) -> Calls {
+    pub(crate) fn new(tool: Arc<WriteTool>, surface: &'static str) -> Calls {
         let slots = usize::try_from(tool.options().max_concurrent_calls.max(1)).unwrap_or(1);
         Calls {
             tool,
             slots: Arc::new(Semaphore::new(slots)),
+            surface,
         }
     }
 
@@ -68,12 +71,16 @@ impl Calls {
             .await
             .map_err(|_| CallError::ShuttingDown)?;
         let tool = Arc::clone(&self.tool);
+        let surface = self.surface;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            match cancel {
+            let started = std::time::Instant::now();
+            let answer = match cancel {
                 Some(cancel) => tool.call_cancellable(&root, request.as_ref(), &cancel),
                 None => tool.call(&root, request.as_ref()),
-            }
+            };
+            crate::log::call(surface, &answer, started);
+            answer
         })
         .await
         .map_err(|_| CallError::Lost)

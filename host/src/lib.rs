@@ -59,6 +59,7 @@ mod engine;
 mod envelope;
 mod failure;
 mod journal;
+pub mod log;
 pub mod mcp;
 mod options;
 mod outcome;

@@ -19,6 +19,24 @@ use cli::commands;
 use cli::flags::{Cli, Command};
 use cli::output::EXIT_USAGE;
 
+/// The per-call log on stderr (`write_tool::log`): what `RUST_LOG` asks
+/// for (`RUST_LOG=write_tool=info`: a line per call), nothing without it,
+/// so that stderr keeps only the tool's own messages by default.
+fn init_log(format: cli::flags::LogFormat) {
+    use tracing_subscriber::EnvFilter;
+    let Ok(filter) = EnvFilter::try_from_default_env() else {
+        return;
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        cli::flags::LogFormat::Text => builder.try_init(),
+        cli::flags::LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+}
+
 fn main() -> ExitCode {
     match run(cli::flags::parse()) {
         Ok(code) => ExitCode::from(code),
@@ -33,6 +51,7 @@ fn main() -> ExitCode {
 /// Check what can be checked before starting the tool (the roots, the
 /// listening address), start it, and hand it to the command.
 fn run(cli: Cli) -> anyhow::Result<u8> {
+    init_log(cli.log_format);
     let (options, limit, pretty) = (cli.options(), cli.request_limit(), cli.pretty);
     if let Command::Component { out } = &cli.command {
         return commands::component(out.as_deref());

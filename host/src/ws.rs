@@ -85,7 +85,7 @@ pub async fn serve(
     options: WsOptions,
 ) -> std::io::Result<()> {
     let shared = Arc::new(Shared {
-        calls: Calls::new(tool),
+        calls: Calls::new(tool, "ws"),
         root,
         options,
     });

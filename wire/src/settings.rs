@@ -69,6 +69,8 @@ pub const MAX_REQUEST_BYTES: &str = "WRITE_TOOL_MAX_REQUEST_BYTES";
 pub const ROOT: &str = "WRITE_TOOL_ROOT";
 /// The `write-tool` host's journal directory (`off`: no journal).
 pub const JOURNAL_DIR: &str = "WRITE_TOOL_JOURNAL_DIR";
+/// The `write-tool` host's per-call log lines: `text` or `json`.
+pub const LOG_FORMAT: &str = "WRITE_TOOL_LOG_FORMAT";
 
 /// Whether `value` turns something off, in the spellings people write:
 /// `off`, `false`, `no` or `0`, in any case.
@@ -92,7 +94,7 @@ pub fn is_on(value: &str) -> bool {
 /// not the component's. The component takes them for known and ignores
 /// them: hosts that hand the component their whole environment (jco's
 /// preview2-shim does) pass them on from a user's shell.
-pub const HOST_ONLY: [&str; 7] = [
+pub const HOST_ONLY: [&str; 8] = [
     CACHE,
     CACHE_DIR,
     TIMEOUT_MS,
@@ -100,6 +102,7 @@ pub const HOST_ONLY: [&str; 7] = [
     MAX_REQUEST_BYTES,
     ROOT,
     JOURNAL_DIR,
+    LOG_FORMAT,
 ];
 
 /// How hard a write works to survive a power cut.

@@ -52,7 +52,10 @@ pub(crate) fn write(
         arguments["keep_format"] = json!(false);
     }
     let arguments = arguments.to_string();
-    let envelope = with_flag_hints(tool.call(root, &arguments));
+    let started = std::time::Instant::now();
+    let envelope = tool.call(root, &arguments);
+    write_tool::log::call("write", &envelope, started);
+    let envelope = with_flag_hints(envelope);
     emit(&mut io::stdout(), &envelope, pretty)?;
     Ok(exit_code(&envelope))
 }
@@ -66,7 +69,7 @@ pub(crate) fn call(
 ) -> anyhow::Result<u8> {
     let request = input::request(&mut io::stdin().lock(), limit, false)?
         .unwrap_or(Request::Complete(Vec::new()));
-    let envelope = with_flag_hints(answer(tool, root, request));
+    let envelope = with_flag_hints(answer(tool, root, request, "call"));
     emit(&mut io::stdout(), &envelope, pretty)?;
     Ok(exit_code(&envelope))
 }
@@ -94,7 +97,7 @@ fn serve_lines(
         if matches!(&request, Request::Complete(line) if line.trim_ascii().is_empty()) {
             continue;
         }
-        emit(out, &answer(tool, root, request), false)?;
+        emit(out, &answer(tool, root, request, "serve"), false)?;
     }
     Ok(())
 }
@@ -102,14 +105,17 @@ fn serve_lines(
 /// One request's envelope. Input that is not UTF-8 cannot reach the guest
 /// (it takes strings), so the host answers it; so is a request over the
 /// size limit, which is never buffered whole.
-fn answer(tool: &WriteTool, root: &Root, request: Request) -> String {
-    match request {
+fn answer(tool: &WriteTool, root: &Root, request: Request, surface: &'static str) -> String {
+    let started = std::time::Instant::now();
+    let answer = match request {
         Request::Complete(input) => match String::from_utf8(input) {
             Ok(text) => tool.call(root, &text),
             Err(_) => invalid_request("Invalid JSON arguments: input is not valid UTF-8."),
         },
         Request::TooLong(limit) => invalid_request(&request_too_long(limit)),
-    }
+    };
+    write_tool::log::call(surface, &answer, started);
+    answer
 }
 
 /// `write-tool serve --ws ADDR`: the same requests over WebSocket, on the

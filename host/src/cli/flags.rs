@@ -144,6 +144,12 @@ pub(crate) struct Cli {
           value_parser = clap::value_parser!(u64).range(1..))]
     many_max_bytes: u64,
 
+    /// How the per-call log lines on stderr look: 'text' or 'json' (one
+    /// object per line). Which lines show is RUST_LOG's choice:
+    /// RUST_LOG=write_tool=info shows one line per call; none by default.
+    #[arg(long, global = true, value_enum, env = settings::LOG_FORMAT, default_value_t = LogFormat::Text)]
+    pub(crate) log_format: LogFormat,
+
     /// Keep revert and checkpoints from the model: `call`, `serve` and
     /// the servers refuse them and `mcp` does not list them. The `undo`
     /// and `checkpoint` commands still work.
@@ -159,6 +165,13 @@ enum Sync {
     Full,
     File,
     None,
+}
+
+/// How the per-call log lines look (`write_tool::log`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -350,7 +363,7 @@ pub(crate) fn parse() -> Cli {
 
 /// The `WRITE_TOOL_*` variables the CLI reads: the component's settings
 /// (but the per-call sweep, which the host decides) and the host's own.
-const READ_BY_THE_CLI: [&str; 20] = [
+const READ_BY_THE_CLI: [&str; 21] = [
     settings::MAX_CONTENT_BYTES,
     settings::ALLOW_EMPTY,
     settings::DIFF_TIMEOUT_MS,
@@ -371,6 +384,7 @@ const READ_BY_THE_CLI: [&str; 20] = [
     settings::JOURNAL_MAX_AGE_DAYS,
     settings::MANY_MAX_FILES,
     settings::MANY_MAX_BYTES,
+    settings::LOG_FORMAT,
 ];
 
 /// Refuse a `WRITE_TOOL_*` variable the CLI does not read, and the two it

@@ -165,7 +165,7 @@ impl McpServer {
         let definition: Value = serde_json::from_str(&tool.definition()?)?;
         let tools = tools(&definition, tool.options().model_revert)?;
         Ok(McpServer {
-            calls: Calls::new(tool),
+            calls: Calls::new(tool, "mcp"),
             roots,
             tools,
         })

@@ -757,3 +757,55 @@ fn settings_that_fail_open_are_refused_and_the_environment_is_read() {
         assert_eq!(fs::read_dir(cache.path()).unwrap().count(), 0, "{off}");
     }
 }
+
+/// The per-call log (`docs/contract.md#cli`): with `RUST_LOG` asking for
+/// it, one line per call on stderr — as JSON with `--log-format json` —
+/// with the surface, status, code, path, bytes and time, never the content;
+/// without `RUST_LOG`, nothing.
+#[test]
+fn serve_logs_one_line_per_call_when_asked_and_never_the_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    let secret = "a content that must not reach the log";
+    let requests = format!(
+        "{}\n{}\n",
+        json!({"path": "a.txt", "content": secret}),
+        json!({"path": "../out.txt", "content": secret}),
+    );
+    let logged = run_cmd(
+        Command::new(bin_str())
+            .env("RUST_LOG", "write_tool=info")
+            .args(["--root", &root, "--log-format", "json", "serve"]),
+        requests.as_bytes(),
+    );
+    assert_eq!(logged.status.code(), Some(0), "{logged:?}");
+    let stderr = String::from_utf8_lossy(&logged.stderr);
+    assert!(!stderr.contains(secret), "{stderr}");
+    let lines: Vec<Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert_eq!(lines[0]["surface"], "serve");
+    assert_eq!(lines[0]["status"], "success");
+    assert_eq!(lines[0]["path"], "a.txt");
+    assert_eq!(lines[0]["bytes"], secret.len());
+    assert!(
+        lines[0]["ms"].as_f64().is_some_and(|ms| ms > 0.0),
+        "{stderr}"
+    );
+    assert_eq!(lines[1]["status"], "error");
+    assert_eq!(lines[1]["code"], "ACCESS_DENIED");
+    let quiet = run_cmd(
+        Command::new(bin_str())
+            .env_remove("RUST_LOG")
+            .args(["--root", &root, "serve"]),
+        requests.as_bytes(),
+    );
+    assert_eq!(quiet.status.code(), Some(0), "{quiet:?}");
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+}

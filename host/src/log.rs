@@ -1,0 +1,36 @@
+//! One line per call on stderr, through `tracing` (`docs/contract.md#cli`):
+//! the surface, the status and error code, the path, the bytes written and
+//! the host's time in milliseconds; never the content. Events go to the
+//! target `write_tool::call` at level `info`; the CLI installs a subscriber
+//! that shows them when `RUST_LOG` asks (`RUST_LOG=write_tool=info`), as
+//! text or, with `--log-format json`, as one JSON object per line. With
+//! nothing asked, the envelope is not even read again.
+
+use std::time::Instant;
+
+use write_tool_wire::{Envelope, Status};
+
+/// The target of the per-call events.
+pub const TARGET: &str = "write_tool::call";
+
+/// Record one call on `surface` (`call`, `serve`, `ws`, `mcp`, `write`, …)
+/// that answered with the envelope `json`, started at `started`.
+pub fn call(surface: &'static str, json: &str, started: Instant) {
+    if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
+        return;
+    }
+    let ms = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX) as f64 / 1000.0;
+    let Ok(envelope) = Envelope::from_json(json) else {
+        tracing::info!(target: TARGET, surface, status = "unreadable", ms);
+        return;
+    };
+    let status = match envelope.status {
+        Status::Success => "success",
+        Status::Partial => "partial",
+        Status::Error => "error",
+    };
+    let code = envelope.error.as_ref().map(|e| e.code.as_str());
+    let path = envelope.context.path_resolved.as_deref();
+    let bytes = envelope.stats.write.map_or(0, |w| w.bytes_written);
+    tracing::info!(target: TARGET, surface, status, code, path, bytes, ms);
+}
