@@ -24,36 +24,68 @@ fn ws_refuses_addresses_that_are_not_loopback_unless_asked() {
     assert!(stderr.contains("--ws-allow-remote"), "{stderr}");
 }
 
+/// A `serve --ws ADDR` server on a fresh root, and the address it printed
+/// once listening (`None` if it failed and exited instead, with the line).
+/// The server is killed when the guard drops.
+struct WsServer {
+    child: std::process::Child,
+    _root: tempfile::TempDir,
+    addr: Result<String, String>,
+}
+
+impl WsServer {
+    fn start(listen: &str) -> WsServer {
+        use std::io::{BufRead, BufReader};
+        use std::process::Stdio;
+
+        let root = tempfile::tempdir().expect("tempdir");
+        let mut child = Command::new(bin_str())
+            .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
+            .arg("--root")
+            .arg(root.path())
+            .args(["serve", "--ws", listen])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut first = String::new();
+        // The server prints its address once it listens, or fails and
+        // exits (closing stderr): either way the line comes.
+        BufReader::new(child.stderr.take().expect("stderr"))
+            .read_line(&mut first)
+            .expect("read stderr");
+        let addr = first
+            .strip_prefix("write-tool: serving ws://")
+            .map(|a| a.trim().to_owned())
+            .ok_or(first);
+        WsServer {
+            child,
+            _root: root,
+            addr,
+        }
+    }
+
+    fn addr(&self) -> &str {
+        self.addr
+            .as_deref()
+            .unwrap_or_else(|line| panic!("not serving: {line:?}"))
+    }
+}
+
+impl Drop for WsServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// `--ws` takes a host name as well as an address; one that resolves to
 /// loopback serves like `127.0.0.1`.
 #[test]
 fn ws_listens_on_a_host_name_that_resolves_to_loopback() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
-
-    let root = tempfile::tempdir().expect("tempdir");
-    let mut child = Command::new(bin_str())
-        .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
-        .arg("--root")
-        .arg(root.path())
-        .args(["serve", "--ws", "localhost:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut first = String::new();
-    // The server prints its address once it listens, or fails and exits
-    // (closing stderr): either way the line comes.
-    BufReader::new(child.stderr.take().expect("stderr"))
-        .read_line(&mut first)
-        .expect("read stderr");
-    let _ = child.kill();
-    let _ = child.wait();
-    let addr = first
-        .strip_prefix("write-tool: serving ws://")
-        .unwrap_or_else(|| panic!("not serving: {first:?}"));
-    let addr: std::net::SocketAddr = addr.trim().parse().expect("an address");
+    let server = WsServer::start("localhost:0");
+    let addr: std::net::SocketAddr = server.addr().parse().expect("an address");
     assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
 }
 
@@ -63,33 +95,12 @@ fn ws_listens_on_a_host_name_that_resolves_to_loopback() {
 /// WebSocket handshake, which refuses it.
 #[test]
 fn ws_answers_health_probes_on_its_port() {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{Read, Write};
     use std::net::TcpStream;
-    use std::process::Stdio;
 
-    let root = tempfile::tempdir().expect("tempdir");
-    let mut child = Command::new(bin_str())
-        .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
-        .arg("--root")
-        .arg(root.path())
-        .args(["serve", "--ws", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut first = String::new();
-    BufReader::new(child.stderr.take().expect("stderr"))
-        .read_line(&mut first)
-        .expect("read stderr");
-    let addr = first
-        .strip_prefix("write-tool: serving ws://")
-        .map(|a| a.trim().to_owned());
+    let server = WsServer::start("127.0.0.1:0");
     let ask = |request: &str| -> String {
-        let addr = addr
-            .as_deref()
-            .unwrap_or_else(|| panic!("not serving: {first:?}"));
-        let mut stream = TcpStream::connect(addr).expect("connect");
+        let mut stream = TcpStream::connect(server.addr()).expect("connect");
         stream
             .set_read_timeout(Some(std::time::Duration::from_secs(20)))
             .expect("timeout");
@@ -102,8 +113,6 @@ fn ws_answers_health_probes_on_its_port() {
     let readyz = ask("GET /readyz?verbose HTTP/1.0\r\n\r\n");
     let other = ask("GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
     let upgrade = ask("GET /healthz HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n\r\n");
-    let _ = child.kill();
-    let _ = child.wait();
     for answer in [&healthz, &readyz] {
         assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer:?}");
         assert!(answer.ends_with("\r\n\r\nok\n"), "{answer:?}");
