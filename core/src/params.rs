@@ -138,19 +138,9 @@ pub enum JournalRequest {
 /// Parse raw call input into any request the tool takes. Always returns
 /// the echo, and the request or the reason there is none.
 pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>) {
-    let object = match parse_strict(input) {
-        Ok(Value::Object(map)) => map,
-        Ok(_) => {
-            return (
-                empty(),
-                Err(ToolError::invalid_param("Arguments must be a JSON object.")),
-            );
-        }
-        Err(e) => return (empty(), Err(e)),
-    };
-    let call = match unwrap(object, parse_strict) {
+    let call = match tool_call(input) {
         Ok(call) => call,
-        Err(e) => return (empty(), Err(shape_error(e))),
+        Err(e) => return (empty(), Err(e)),
     };
     let args = call.arguments;
     let name = call.name.unwrap_or_else(|| {
@@ -301,19 +291,9 @@ fn journal(args: &Map<String, Value>) -> Result<JournalRequest, ToolError> {
 /// Parse raw call input. Always returns the echo (an object, `{}` when the
 /// input was not one), and the request or the reason there is none.
 pub fn parse_call(input: &str) -> (Value, Result<Request, ToolError>) {
-    let object = match parse_strict(input) {
-        Ok(Value::Object(map)) => map,
-        Ok(_) => {
-            return (
-                empty(),
-                Err(ToolError::invalid_param("Arguments must be a JSON object.")),
-            );
-        }
-        Err(e) => return (empty(), Err(e)),
-    };
-    let call = match unwrap(object, parse_strict) {
+    let call = match tool_call(input) {
         Ok(call) => call,
-        Err(e) => return (empty(), Err(shape_error(e))),
+        Err(e) => return (empty(), Err(e)),
     };
     let tool = match call.name {
         None => ToolName::Write,
@@ -331,6 +311,15 @@ pub fn parse_call(input: &str) -> (Value, Result<Request, ToolError>) {
         },
     };
     request_from(call.arguments, tool)
+}
+
+/// The tool call `input` holds, in whichever shape it came (arguments
+/// alone, a tool call, an OpenAI `tool_calls` item), unwrapped.
+fn tool_call(input: &str) -> Result<write_tool_wire::request::Unwrapped, ToolError> {
+    match parse_strict(input)? {
+        Value::Object(object) => unwrap(object, parse_strict).map_err(shape_error),
+        _ => Err(ToolError::invalid_param("Arguments must be a JSON object.")),
+    }
 }
 
 /// The error for a request whose shape could not be read.

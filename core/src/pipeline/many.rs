@@ -70,8 +70,19 @@ pub(super) fn answer(
     config: &Config,
     start: Instant,
 ) -> Envelope {
-    match run(roots, request, config) {
-        Ok(group) => group.into_envelope(request.dry_run, echo, elapsed_ms(start)),
+    group_envelope(run(roots, request, config), request.dry_run, echo, start)
+}
+
+/// The envelope of a change of several files (`write_many`, a revert),
+/// or of the reason it was refused.
+pub(super) fn group_envelope(
+    result: Result<Group, ToolError>,
+    dry_run: bool,
+    echo: Value,
+    start: Instant,
+) -> Envelope {
+    match result {
+        Ok(group) => group.into_envelope(dry_run, echo, elapsed_ms(start)),
         Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
     }
 }

@@ -39,10 +39,7 @@ pub(super) fn answer(
     config: &Config,
     start: Instant,
 ) -> Envelope {
-    match run(roots, request, config) {
-        Ok(group) => group.into_envelope(request.dry_run, echo, elapsed_ms(start)),
-        Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
-    }
+    super::many::group_envelope(run(roots, request, config), request.dry_run, echo, start)
 }
 
 /// What a revert does to one file.

@@ -213,7 +213,7 @@ impl File {
 
     /// Write `content` at the start of the file.
     pub fn write_all(&self, content: &[u8]) -> io::Result<()> {
-        write_all_at(&self.file, content)
+        self.write_at(content, 0)
     }
 
     /// Make the file's content durable.
@@ -276,16 +276,6 @@ fn identity(meta: &fs::Metadata) -> io::Result<(u64, u64)> {
         let _ = meta;
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
-}
-
-#[cfg(unix)]
-fn write_all_at(file: &fs::File, content: &[u8]) -> io::Result<()> {
-    std::os::unix::fs::FileExt::write_all_at(file, content, 0)
-}
-
-#[cfg(not(unix))]
-fn write_all_at(mut file: &fs::File, content: &[u8]) -> io::Result<()> {
-    io::Write::write_all(&mut file, content)
 }
 
 fn stat(meta: &fs::Metadata) -> io::Result<Stat> {

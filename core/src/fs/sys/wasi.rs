@@ -263,20 +263,7 @@ impl File {
 
     /// Write `content` at the start of the file.
     pub fn write_all(&self, content: &[u8]) -> io::Result<()> {
-        let mut written = 0usize;
-        while written < content.len() {
-            let rest = &content[written..];
-            let piece = &rest[..rest.len().min(WRITE_CHUNK)];
-            let n = self
-                .descriptor
-                .write(piece, written as u64)
-                .map_err(error)?;
-            if n == 0 {
-                return Err(io::Error::from(io::ErrorKind::WriteZero));
-            }
-            written += usize::try_from(n).unwrap_or(piece.len()).min(piece.len());
-        }
-        Ok(())
+        self.write_at(content, 0)
     }
 
     /// Make the file's content durable.
