@@ -6,8 +6,137 @@ use serde_json::{Value, json};
 /// The name agents call the tool by.
 pub const TOOL_NAME: &str = "Write";
 
-/// The definition as a JSON value.
+/// The definition as a JSON value: `Write`'s, with every tool the
+/// component answers to a model under `tools` (`Write` first, then
+/// `Edit` and `edit_file`), so that a host reading the top level gets
+/// `Write` as it always did.
 pub fn definition() -> Value {
+    let mut write = write_definition();
+    let tools = json!([write.clone(), edit_definition(), edit_file_definition()]);
+    write["tools"] = tools;
+    write
+}
+
+/// Lock parameters an edit shares with a write.
+fn lock_parameters() -> Value {
+    json!({
+        "expected_mtime_ms": {
+            "type": "integer",
+            "description": "Optimistic lock: the file's modification time in milliseconds since the epoch, as last read (a result's data.lock). A mismatch gives CONFLICT."
+        },
+        "expected_size_bytes": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Optimistic lock: the file's size in bytes, as last read. A mismatch gives CONFLICT."
+        },
+        "expected_sha256": {
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{64}$",
+            "description": "Optimistic lock: SHA-256 of the file's content, as last read (hex). A mismatch gives CONFLICT."
+        }
+    })
+}
+
+/// `Edit`: replace text in an existing file, once or several times.
+fn edit_definition() -> Value {
+    let mut properties = json!({
+        "file_path": {
+            "type": "string",
+            "description": "Path to the file to edit (relative to project root, POSIX style). The file must exist. Required."
+        },
+        "old_string": {
+            "type": "string",
+            "description": "The text to replace: copy it from the file, with enough surrounding lines to occur exactly once."
+        },
+        "new_string": {
+            "type": "string",
+            "description": "The text to put in its place (must differ from old_string)."
+        },
+        "replace_all": {
+            "type": "boolean",
+            "description": "Replace every occurrence of old_string instead of exactly one.",
+            "default": false
+        },
+        "edits": {
+            "type": "array",
+            "description": "Several edits of the file instead of old_string/new_string: applied in order, each to the result of the one before, all or none.",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "old_string": {"type": "string"},
+                    "new_string": {"type": "string"},
+                    "replace_all": {"type": "boolean", "default": false}
+                },
+                "required": ["old_string", "new_string"]
+            }
+        },
+        "dry_run": {
+            "type": "boolean",
+            "description": "If true, show the diff but do not write.",
+            "default": false
+        }
+    });
+    merge(&mut properties, lock_parameters());
+    json!({
+        "name": "Edit",
+        "description": "Performs exact string replacements in an existing file. old_string must occur \
+            exactly once in the file (or set replace_all); give several edits at once with `edits`. \
+            If nothing matches exactly, a match that differs only in line endings, trailing whitespace, \
+            uniformly shifted indentation (also tabs for spaces) or typographic quotes and dashes is \
+            used when it is the only one, and the result says so. Otherwise nothing is changed and the \
+            error lists the lines of every match, or shows the closest region with a diff so that the \
+            next try can be right. The file keeps its encoding and line endings. Returns a unified \
+            diff preview. Use Write to create a file.",
+        "parameters": {
+            "type": "object",
+            "properties": properties,
+            "required": ["file_path"]
+        }
+    })
+}
+
+/// `edit_file`: the MCP filesystem server's shape.
+fn edit_file_definition() -> Value {
+    json!({
+        "name": "edit_file",
+        "description": "Make line-based edits to a text file. Each edit replaces exact text sequences \
+            with new content (whitespace and quote slips are forgiven when the match is unique). \
+            Returns a git-style diff showing the changes made. Only works within allowed directories.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "edits": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "oldText": {"type": "string", "description": "Text to search for - must match exactly"},
+                            "newText": {"type": "string", "description": "Text to replace with"}
+                        },
+                        "required": ["oldText", "newText"]
+                    }
+                },
+                "dryRun": {
+                    "type": "boolean",
+                    "default": false,
+                    "description": "Preview changes using git-style diff format"
+                }
+            },
+            "required": ["path", "edits"]
+        }
+    })
+}
+
+fn merge(into: &mut Value, from: Value) {
+    if let (Value::Object(into), Value::Object(from)) = (into, from) {
+        into.extend(from);
+    }
+}
+
+/// `Write`'s definition.
+fn write_definition() -> Value {
     json!({
         "name": TOOL_NAME,
         "description": "Writes a file to the local filesystem. Overwrites existing file if present. \

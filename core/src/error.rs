@@ -495,6 +495,19 @@ impl ToolError {
         )
     }
 
+    /// An edit of a file with other hard links, which the tool does not
+    /// read.
+    pub fn shared_file_edit(path: &str) -> Self {
+        Self::new(
+            ErrorKind::SharedFile,
+            format!(
+                "File '{path}' has other hard links, which may lie beyond the project: the tool \
+                 does not read it, so it cannot edit it; nothing was written. Use Write to \
+                 replace it whole."
+            ),
+        )
+    }
+
     /// `create_only`, and the file exists: `len` bytes, when they may be
     /// told.
     #[cold]

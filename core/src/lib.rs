@@ -31,6 +31,7 @@
 
 mod definition;
 mod diff;
+pub mod edit;
 mod error;
 mod format;
 mod fs;
@@ -49,9 +50,10 @@ pub use error::{ErrorCode, ErrorKind, ToolError};
 pub use fs::Durability;
 pub use fs::sys::{Dir, environment, preopens};
 pub use params::{
-    Call, JournalRequest, ManyRequest, Request, RevertRequest, RevertTarget, parse_any, parse_call,
+    Call, EditRequest, JournalRequest, ManyRequest, Request, RevertRequest, RevertTarget,
+    parse_any, parse_call,
 };
-pub use pipeline::{Config, call, checkpoint, revert, write, write_many};
+pub use pipeline::{Config, call, checkpoint, edit, revert, write, write_many};
 pub use protect::{ProtectError, ProtectErrorKind, Protection};
 pub use roots::Roots;
 pub use write_tool_wire as wire;

@@ -20,6 +20,7 @@ use write_tool_wire::echo;
 pub use write_tool_wire::request::ToolName;
 use write_tool_wire::request::{self as shapes, SHAPES, ShapeError, unwrap};
 
+use crate::edit::Edit;
 use crate::error::ToolError;
 
 /// One validated request.
@@ -88,6 +89,18 @@ pub enum Call {
     Checkpoint(String),
     /// The host's own look at the journal.
     Journal(JournalRequest),
+    /// Edit one existing file.
+    Edit(EditRequest),
+}
+
+/// An edit of one existing file (`docs/contract.md#edit`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditRequest {
+    /// The write's parameters: path, dry run, lock values, encoding; the
+    /// content is the edited text.
+    pub request: Request,
+    /// The edits, in order.
+    pub edits: Vec<Edit>,
 }
 
 /// `write_many`: the writes, each a `Write` request.
@@ -148,6 +161,10 @@ pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>) {
         let has = |key: &str| args.contains_key(key);
         if has("journal") {
             shapes::JOURNAL
+        } else if has("edits") {
+            shapes::MULTI_EDIT
+        } else if has("old_string") {
+            shapes::EDIT
         } else if has("writes") {
             shapes::WRITE_MANY
         } else if (has("change_id") || has("to")) && !has("content") {
@@ -168,6 +185,9 @@ pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>) {
         shapes::REVERT => (echo(), revert(&args).map(Call::Revert)),
         shapes::CHECKPOINT => (echo(), checkpoint(&args).map(Call::Checkpoint)),
         shapes::JOURNAL => (echo(), journal(&args).map(Call::Journal)),
+        shapes::EDIT | shapes::MULTI_EDIT | shapes::EDIT_FILE => {
+            (echo(), edit(&args, &name).map(Call::Edit))
+        }
         other => match ToolName::parse(other) {
             Some(tool) => {
                 let (echo, result) = request_from(args, tool);
@@ -177,7 +197,8 @@ pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>) {
                 empty(),
                 Err(ToolError::invalid_param(format!(
                     "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file'), \
-                     with 'write_many', 'revert' and 'checkpoint'.",
+                     with 'Edit' ('MultiEdit', 'edit_file'), 'write_many', 'revert' and \
+                     'checkpoint'.",
                     truncate(other, 64)
                 ))),
             ),
@@ -238,6 +259,108 @@ fn echo_many(mut args: Map<String, Value>) -> Value {
         }
     }
     echo::arguments(args)
+}
+
+/// Most edits one call may carry.
+const MAX_EDITS: usize = 1000;
+
+/// An edit's arguments, in any of its shapes: `Edit` (`file_path`,
+/// `old_string`, `new_string`, `replace_all`), `MultiEdit` (`file_path`,
+/// `edits: [{old_string, new_string, replace_all}]`), `edit_file`
+/// (`path`, `edits: [{oldText, newText}]`, `dryRun`). Either spelling of a
+/// name is taken in every shape, and `old_text`/`new_text` too.
+fn edit(args: &Map<String, Value>, tool: &str) -> Result<EditRequest, ToolError> {
+    let path = match (args.get("file_path"), args.get("path")) {
+        (Some(Value::String(a)), Some(Value::String(b))) if a != b => {
+            return Err(ToolError::invalid_param(
+                "Give 'file_path' or 'path', not two different paths.",
+            ));
+        }
+        (Some(Value::String(path)), _) | (None, Some(Value::String(path))) => path.clone(),
+        (Some(_), _) => return Err(wrong_type("file_path", "a string")),
+        (None, Some(_)) => return Err(wrong_type("path", "a string")),
+        (None, None) => return Err(missing("file_path")),
+    };
+    let edits = match args.get("edits") {
+        Some(Value::Array(items)) if items.is_empty() => {
+            return Err(ToolError::invalid_param(
+                "Parameter 'edits' is empty: give one edit or more.",
+            ));
+        }
+        Some(Value::Array(items)) if items.len() > MAX_EDITS => {
+            return Err(ToolError::invalid_param(format!(
+                "Parameter 'edits' holds {} edits, over the limit of {MAX_EDITS} per call.",
+                items.len()
+            )));
+        }
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::Object(item) => one_edit(item)
+                    .map_err(|e| ToolError::invalid_param(format!("edits[{i}]: {}", e.message()))),
+                _ => Err(wrong_type(&format!("edits[{i}]"), "an object")),
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(_) => return Err(wrong_type("edits", "an array of edits")),
+        None => vec![one_edit(args)?],
+    };
+    let dry_run = match (args.get("dry_run"), args.get("dryRun")) {
+        (Some(_), _) => flag(args, "dry_run", false)?,
+        (None, Some(_)) => flag(args, "dryRun", false)?,
+        (None, None) => false,
+    };
+    let mut with_path = args.clone();
+    with_path.remove("edits");
+    with_path.insert("path".into(), Value::String(path));
+    let mut request = fields(&with_path, Some(String::new()), tool_of(tool))?;
+    if request.create_only {
+        return Err(ToolError::invalid_param(
+            "An edit changes a file that exists; 'create_only' has no place in it. To create \
+             a file, use Write.",
+        ));
+    }
+    // An edit always writes the file back in its own format.
+    request.keep_format = true;
+    request.dry_run = dry_run;
+    Ok(EditRequest { request, edits })
+}
+
+/// Path rules follow the family of the shape: `edit_file` is the MCP
+/// filesystem server's, whose paths may be absolute under an allowed
+/// directory, as `write_file`'s are.
+fn tool_of(shape: &str) -> ToolName {
+    if shape == shapes::EDIT_FILE {
+        ToolName::WriteFile
+    } else {
+        ToolName::Write
+    }
+}
+
+/// One edit's fields.
+fn one_edit(item: &Map<String, Value>) -> Result<Edit, ToolError> {
+    let text = |names: [&str; 3]| -> Result<String, ToolError> {
+        for name in names {
+            match item.get(name) {
+                Some(Value::String(text)) => return Ok(text.clone()),
+                Some(_) => return Err(wrong_type(name, "a string")),
+                None => {}
+            }
+        }
+        Err(missing(names[0]))
+    };
+    let old = text(["old_string", "oldText", "old_text"])?;
+    let new = text(["new_string", "newText", "new_text"])?;
+    let replace_all = match (item.get("replace_all"), item.get("replaceAll")) {
+        (Some(_), _) => flag(item, "replace_all", false)?,
+        (None, Some(_)) => flag(item, "replaceAll", false)?,
+        (None, None) => false,
+    };
+    Ok(Edit {
+        old,
+        new,
+        replace_all,
+    })
 }
 
 /// `revert`'s arguments.

@@ -19,10 +19,11 @@ use std::sync::Arc;
 use write_tool_core::wire::settings::Settings;
 use write_tool_core::wire::{echo, messages};
 
+use write_tool_core::edit::Edit;
 use write_tool_core::journal::{Bounds, Journal};
 use write_tool_core::{
-    Config, ManyRequest, Request, RevertRequest, RevertTarget, Roots, ToolError, environment,
-    parse_call, preopens,
+    Config, EditRequest, ManyRequest, Request, RevertRequest, RevertTarget, Roots, ToolError,
+    environment, parse_call, preopens,
 };
 
 /// What a call runs with: the host's configuration and roots.
@@ -96,6 +97,29 @@ impl wit::Guest for Component {
             Err(err) => err.into_envelope(0, parse_call(&arguments).0, None),
         }
         .to_json()
+    }
+
+    fn edit(path: String, edits: Vec<wit::TextEdit>, dry_run: bool) -> wit::Envelope {
+        let request = EditRequest {
+            request: Request::new(path, String::new(), dry_run),
+            edits: edits
+                .into_iter()
+                .map(|e| Edit {
+                    old: e.old_text,
+                    new: e.new_text,
+                    replace_all: e.replace_all,
+                })
+                .collect(),
+        };
+        let envelope = match setup() {
+            Ok(Setup { config, roots }) => write_tool_core::edit(&roots, &request, &config),
+            Err(err) => err.into_envelope(
+                0,
+                serde_json::json!({"path": request.request.path, "dry_run": dry_run}),
+                None,
+            ),
+        };
+        envelope.into()
     }
 
     fn write_many(writes: Vec<wit::FileWrite>, dry_run: bool) -> wit::Envelope {

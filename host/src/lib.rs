@@ -70,7 +70,8 @@ mod tool;
 pub mod ws;
 
 pub use bindings::exports::tool::{
-    Context, Data, Envelope, ErrorCode, ErrorInfo, Operation, Stats, Status as TypedStatus,
+    Context, Data, EditMatch, Envelope, ErrorCode, ErrorInfo, Operation, Stats,
+    Status as TypedStatus, TextEdit,
 };
 pub use cache::CompileCache;
 pub use cap_std::{AmbientAuthority, ambient_authority};

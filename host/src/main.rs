@@ -98,6 +98,17 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             };
             commands::write(&tool, &root, &path, how, content, content_file, pretty)
         }
+        Command::Edit {
+            path,
+            old,
+            new,
+            replace_all,
+            edits_json: _,
+            dry_run,
+        } => {
+            let single = old.zip(new).map(|(old, new)| (old, new, replace_all));
+            commands::edit(&tool, &root, &path, single, dry_run, limit, pretty)
+        }
         Command::Call => commands::call(&tool, &root, limit, pretty),
         Command::Serve {
             ws_origin,

@@ -12,7 +12,7 @@ use write_tool_wire::settings::{self, Settings};
 use write_tool_wire::{Envelope, ErrorCode, echo, messages};
 
 use crate::bindings::WriteToolPre;
-use crate::bindings::exports::tool::{Envelope as Typed, Guest};
+use crate::bindings::exports::tool::{Envelope as Typed, Guest, TextEdit};
 use crate::cache::Load;
 use crate::commit_gate::{self, Cancel};
 use crate::engine::{Watchdog, engine};
@@ -211,6 +211,33 @@ impl WriteTool {
                     failure.message(&self.options),
                     elapsed_ms(start),
                     echo::typed(path, content, dry_run),
+                    None,
+                )
+                .into()
+            }
+        }
+    }
+
+    /// Edit the file at `path` through the typed interface (`edit`).
+    pub fn edit(&self, root: &Root, path: &str, edits: &[TextEdit], dry_run: bool) -> Typed {
+        let start = Instant::now();
+        let snapshot = ModeSnapshot::take(root, path);
+        let sweep = self.sweeps.needed(root.path(), path);
+        let result = self.invoke(root, sweep, None, Caller::Model, |guest, store| {
+            guest.call_edit(store, path, edits, dry_run)
+        });
+        match result {
+            Ok(envelope) => {
+                self.after_call(root, Some(path), snapshot, sweep, (&envelope).into());
+                envelope
+            }
+            Err(failure) => {
+                self.after_failure(root, Some(path));
+                Envelope::error(
+                    ErrorCode::ExecutionError,
+                    failure.message(&self.options),
+                    elapsed_ms(start),
+                    serde_json::json!({"path": path, "dry_run": dry_run}),
                     None,
                 )
                 .into()

@@ -123,6 +123,15 @@ pub struct Data {
     pub change_id: Option<String>,
     #[serde(default)]
     pub files: Vec<FileResult>,
+    #[serde(default)]
+    pub edits: Vec<EditMatch>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditMatch {
+    pub tolerance: String,
+    pub lines: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

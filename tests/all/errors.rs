@@ -87,8 +87,8 @@ const BAD_INPUT: &[(&str, &str)] = &[
         "Absolute path not allowed. Use relative path.",
     ),
     (
-        r#"{"name":"Edit","arguments":{"path":"a.txt","content":"x"}}"#,
-        "Unknown tool 'Edit'.",
+        r#"{"name":"Delete","arguments":{"path":"a.txt","content":"x"}}"#,
+        "Unknown tool 'Delete'.",
     ),
     (
         r#"{"name":"Write","arguments":42}"#,

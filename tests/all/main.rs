@@ -15,6 +15,8 @@ mod create;
 mod diff;
 /// Dry runs change nothing, not even directories.
 mod dry_run;
+/// Edits: request shapes, the matching ladder, guarantees kept.
+mod edit;
 /// Every encoding the detector returns: kept, or refused, never a wrong
 /// guess written.
 mod encodings;

@@ -141,6 +141,22 @@ pub struct Data {
     /// The files of a change of several, in order; empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<FileResult>,
+    /// Where each edit of an edit call matched and how
+    /// (`docs/contract.md#edit`), in order; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<EditMatch>,
+}
+
+/// Where one edit matched (`data.edits`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditMatch {
+    /// The rung of the matching ladder that found it: `exact`,
+    /// `line_endings`, `trailing_whitespace`, `indentation` or
+    /// `look_alikes`.
+    pub tolerance: String,
+    /// The first line of each place it changed, from 1, in the text as it
+    /// was when the edit applied.
+    pub lines: Vec<u64>,
 }
 
 /// The lock values of a file, named as the lock parameters are.
@@ -347,6 +363,7 @@ mod tests {
                 }],
                 change_id: None,
                 files: Vec::new(),
+                edits: Vec::new(),
             }),
             text: "[Dry Run] Would update 'x' (+0/-0 lines).".into(),
             stats: Stats {

@@ -56,9 +56,10 @@ impl ToolName {
 }
 
 /// The tool's parameter names: an object with any of them is the
-/// arguments object itself. The last six are those of `write_many`,
-/// `revert`, `checkpoint` and the host's `journal` requests.
-pub const PARAMETERS: [&str; 17] = [
+/// arguments object itself. After the write's own come those of
+/// `write_many`, `revert`, `checkpoint`, the host's `journal` requests and
+/// the edits (`Edit`, `MultiEdit`, `edit_file`).
+pub const PARAMETERS: [&str; 21] = [
     "path",
     "content",
     "dry_run",
@@ -76,6 +77,10 @@ pub const PARAMETERS: [&str; 17] = [
     "force",
     "checkpoint",
     "journal",
+    "old_string",
+    "new_string",
+    "replace_all",
+    "edits",
 ];
 
 /// The names of the journal's requests (`docs/contract.md#journal`),
@@ -87,6 +92,14 @@ pub const REVERT: &str = "revert";
 pub const CHECKPOINT: &str = "checkpoint";
 /// The host's own requests: history, verify, gc.
 pub const JOURNAL: &str = "journal";
+/// Edit a file: one old text replaced (`docs/contract.md#edit`), in the
+/// shape of Claude Code's `Edit`.
+pub const EDIT: &str = "Edit";
+/// Several edits of one file, in the shape of Claude Code's `MultiEdit`.
+pub const MULTI_EDIT: &str = "MultiEdit";
+/// Several edits of one file, in the shape of the MCP filesystem server's
+/// `edit_file`.
+pub const EDIT_FILE: &str = "edit_file";
 
 /// The request shapes, as a message names them for a caller that sent
 /// none of them.

@@ -72,6 +72,14 @@ macro_rules! envelope_into_wit {
                                     lines_removed: f.lines_removed,
                                 })
                                 .collect(),
+                            edits: data
+                                .edits
+                                .into_iter()
+                                .map(|e| wit::EditMatch {
+                                    tolerance: e.tolerance,
+                                    lines: e.lines,
+                                })
+                                .collect(),
                         }),
                         text: env.text,
                         stats: wit::Stats {

@@ -22,7 +22,7 @@ use super::config::Config;
 use super::journaled::{self, Extra, Seen, Staged};
 use super::outcome::{Outcome, cut};
 use super::target::Target;
-use super::{lock, prepare};
+use super::{Source, lock, prepare};
 
 /// One file of a change of several, as the envelope reports it.
 #[derive(Debug)]
@@ -124,7 +124,7 @@ fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, T
     let mut ready: Vec<Ready<'_>> = Vec::with_capacity(request.writes.len());
     for (i, write) in request.writes.iter().enumerate() {
         let mut resolved = None;
-        let one = prepare(roots, write, config, &mut resolved, |p| {
+        let one = prepare(roots, write, Source::Content, config, &mut resolved, |p| {
             Ok(Ready {
                 target: p.target,
                 bytes: p.bytes.to_vec(),
@@ -339,6 +339,7 @@ impl Group {
                 warnings,
                 change_id: self.change_id,
                 files,
+                edits: Vec::new(),
             }),
             text,
             stats: Stats {

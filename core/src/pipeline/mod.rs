@@ -27,6 +27,7 @@ mod admin;
 mod change;
 mod commit;
 mod config;
+mod edits;
 pub mod gc;
 mod group;
 mod journaled;
@@ -46,10 +47,11 @@ use write_tool_wire::request::ToolName;
 
 pub use config::Config;
 
+use crate::edit::Edit;
 use crate::error::{ErrorKind, ToolError};
 use crate::format::{self, TextEncoding};
 use crate::fs;
-use crate::params::{Call, ManyRequest, Request, RevertRequest, RevertTarget};
+use crate::params::{Call, EditRequest, ManyRequest, Request, RevertRequest, RevertTarget};
 use crate::roots::Roots;
 use change::Change;
 use outcome::Outcome;
@@ -63,7 +65,11 @@ pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
     let (echo, request) = crate::params::parse_any(&input);
     drop(input);
     match request {
-        Ok(Call::Write(request)) => answer(roots, &request, echo, config, start),
+        Ok(Call::Write(request)) => answer(roots, &request, Source::Content, echo, config, start),
+        Ok(Call::Edit(edit)) => {
+            let source = Source::Edits(&edit.edits);
+            answer(roots, &edit.request, source, echo, config, start)
+        }
         Ok(Call::Many(request)) => many::answer(roots, &request, echo, config, start),
         Ok(Call::Revert(request)) => revert::answer(roots, &request, echo, config, start),
         Ok(Call::Checkpoint(name)) => revert::checkpoint(roots, &name, echo, config, start),
@@ -116,18 +122,40 @@ pub fn checkpoint(roots: &Roots, name: &str, config: &Config) -> Envelope {
 /// Run a typed request against `roots`.
 pub fn write(roots: &Roots, request: &Request, config: &Config) -> Envelope {
     let start = Instant::now();
-    answer(roots, request, request.echo(), config, start)
+    answer(
+        roots,
+        request,
+        Source::Content,
+        request.echo(),
+        config,
+        start,
+    )
+}
+
+/// Edit a file through the typed interface (`edit`).
+pub fn edit(roots: &Roots, request: &EditRequest, config: &Config) -> Envelope {
+    let start = Instant::now();
+    let echo = edits::echo(request);
+    answer(
+        roots,
+        &request.request,
+        Source::Edits(&request.edits),
+        echo,
+        config,
+        start,
+    )
 }
 
 fn answer(
     roots: &Roots,
     request: &Request,
+    source: Source<'_>,
     echo: Value,
     config: &Config,
     start: Instant,
 ) -> Envelope {
     let mut resolved = None;
-    match run(roots, request, config, &mut resolved) {
+    match run(roots, request, source, config, &mut resolved) {
         Ok(outcome) => outcome.into_envelope(request, echo, elapsed_ms(start), resolved),
         Err(err) if request.tool == ToolName::WriteFile && err.kind() == ErrorKind::OutsideRoot => {
             // `write_file`'s callers match on its own wording
@@ -144,11 +172,12 @@ fn answer(
 fn run(
     roots: &Roots,
     request: &Request,
+    source: Source<'_>,
     config: &Config,
     resolved: &mut Option<String>,
 ) -> Result<Outcome, ToolError> {
     let started = SystemTime::now();
-    prepare(roots, request, config, resolved, |prepared| {
+    prepare(roots, request, source, config, resolved, |prepared| {
         let Prepared {
             target,
             old,
@@ -207,15 +236,27 @@ struct Prepared<'r, 'b> {
     shared: bool,
 }
 
+/// What a call puts in the file.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Source<'a> {
+    /// The request's content, whole.
+    Content,
+    /// Edits of the old file's text (`docs/contract.md#edit`).
+    Edits(&'a [Edit]),
+}
+
 /// Run the stages up to the commit and hand what they found to `then`.
 fn prepare<'r, R>(
     roots: &'r Roots,
     request: &Request,
+    source: Source<'_>,
     config: &Config,
     resolved: &mut Option<String>,
     then: impl FnOnce(Prepared<'r, '_>) -> Result<R, ToolError>,
 ) -> Result<R, ToolError> {
-    check_content(&request.content, config)?;
+    if let Source::Content = source {
+        check_content(&request.content, config)?;
+    }
     let target = target::resolve(roots, request.tool, &request.path)?;
     *resolved = Some(target.display.clone());
     target.check_writable(request.create_only, config)?;
@@ -224,6 +265,9 @@ fn prepare<'r, R>(
     let shared = target.resolved.shared();
     if shared && lock::requested(request) {
         return Err(ToolError::shared_file_lock(&target.display));
+    }
+    if let Source::Edits(_) = source {
+        edits::check_target(&target, shared)?;
     }
     let old = if shared {
         None
@@ -237,7 +281,16 @@ fn prepare<'r, R>(
     let old_bytes = old.as_ref().map(|o| &o.bytes[..]);
     let plan = format::plan(old_bytes, request.keep_format, request.encoding)
         .map_err(|e| ToolError::not_in_encoding(&TextEncoding::Legacy(e.0).name()))?;
-    let new = plan.text_of(&request.content);
+    let (edited, matches) = match source {
+        Source::Content => (None, Vec::new()),
+        Source::Edits(list) => {
+            let edited = edits::apply(&plan, list, &target.display, config)?;
+            check_content(&edited.text, config)?;
+            (Some(edited.text), edited.matches)
+        }
+    };
+    let content = edited.as_deref().unwrap_or(&request.content);
+    let new = plan.text_of(content);
     let limits = config.diff;
     let Change {
         bytes,
@@ -253,6 +306,7 @@ fn prepare<'r, R>(
     let new_size = bytes.len() as u64;
     let mut outcome = Outcome::new(old.as_ref(), &plan, &new, new_size, diff, unchanged);
     outcome.format.encoding = encoding;
+    outcome.edits = matches;
     if shared {
         outcome.unread_shared();
     }

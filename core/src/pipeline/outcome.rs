@@ -3,11 +3,12 @@
 
 use serde_json::Value;
 use write_tool_wire::envelope::{
-    CWD, Context, Data, Envelope, LockValues, Operation, Stats, Status, Warning, WarningKind,
-    WriteStats,
+    CWD, Context, Data, EditMatch, Envelope, LockValues, Operation, Stats, Status, Warning,
+    WarningKind, WriteStats,
 };
 
 use crate::diff::{self, DiffSummary};
+use crate::edit::Matched;
 use crate::format::{LineEnding, NewText, Plan, TextEncoding};
 use crate::fs::Existing;
 use crate::params::Request;
@@ -42,6 +43,8 @@ pub(super) struct Outcome {
     pub(super) lock: Option<LockValues>,
     /// The journal's id of the change, when it recorded one.
     pub(super) change_id: Option<String>,
+    /// An edit's matches, in order; empty for a write.
+    pub(super) edits: Vec<Matched>,
 }
 
 /// The format a call kept or changed, as the envelope reports it.
@@ -96,6 +99,7 @@ impl Outcome {
             committed: None,
             lock: None,
             change_id: None,
+            edits: Vec::new(),
         }
     }
 
@@ -152,6 +156,14 @@ impl Outcome {
                     .collect(),
                 change_id: self.change_id,
                 files: Vec::new(),
+                edits: self
+                    .edits
+                    .iter()
+                    .map(|m| EditMatch {
+                        tolerance: m.tolerance.name().to_owned(),
+                        lines: m.lines.clone(),
+                    })
+                    .collect(),
             }),
             text,
             stats: Stats {

@@ -365,6 +365,7 @@ pub(super) fn checkpoint(
                 warnings: Vec::new(),
                 change_id: Some(record.id.clone()),
                 files: Vec::new(),
+                edits: Vec::new(),
             }),
             text: format!(
                 "Checkpoint '{name}' set ({}): revert with {{\"to\": \"{name}\"}} undoes every \

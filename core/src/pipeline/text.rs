@@ -5,13 +5,18 @@ use write_tool_wire::Operation;
 use write_tool_wire::request::ToolName;
 
 use super::outcome::{Outcome, cut};
+use crate::edit::Tolerance;
 use crate::format::TextEncoding;
 use crate::params::Request;
 
 impl Outcome {
     /// The text for the request this is the outcome of.
     pub(super) fn text(&self, request: &Request) -> String {
-        if request.tool == ToolName::WriteFile && !request.dry_run && !self.unchanged {
+        if request.tool == ToolName::WriteFile
+            && !request.dry_run
+            && !self.unchanged
+            && self.edits.is_empty()
+        {
             // The `write_file` confirmation, exactly: its callers match on it.
             return format!("Successfully wrote to {}", request.path);
         }
@@ -28,6 +33,19 @@ impl Outcome {
         let path = &request.path;
         let (added, removed) = (self.diff.lines_added, self.diff.lines_removed);
         let bytes = self.new_size;
+        if !self.edits.is_empty() {
+            let n = self.edits.len();
+            let edits = format!("{n} {}", plural(n as u64, "edit", "edits"));
+            return match (request.dry_run, self.unchanged) {
+                (true, _) => {
+                    format!("[Dry Run] Would edit '{path}' ({edits}, +{added}/-{removed} lines).")
+                }
+                (false, true) => format!("No changes to '{path}' (the edits leave it as it is)."),
+                (false, false) => {
+                    format!("Edited '{path}' ({edits}, +{added}/-{removed} lines, {bytes} bytes).")
+                }
+            };
+        }
         match (request.dry_run, self.unchanged, self.operation) {
             (true, _, Operation::Create) => {
                 format!("[Dry Run] Would create '{path}' (+{added} lines).")
@@ -63,6 +81,7 @@ impl Outcome {
                 "(The file has other hard links, which may lie beyond the project: the tool does not read it. The preview shows the content alone; a write replaces the file with it as given, in UTF-8, and the other links keep the old content.)"
             }.to_owned());
         }
+        notes.extend(self.edit_notes());
         notes.extend(self.format_note());
         if let Some((line, found)) = self.diff.placeholders.first() {
             notes.push(format!(
@@ -76,6 +95,30 @@ impl Outcome {
             );
         }
         notes
+    }
+
+    /// A line for each edit that matched only on a tolerant rung.
+    fn edit_notes(&self) -> Vec<String> {
+        let many = self.edits.len() > 1;
+        self.edits
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.tolerance != Tolerance::Exact)
+            .map(|(i, m)| {
+                let who = if many {
+                    format!("Edit {}", i + 1)
+                } else {
+                    "The edit".to_owned()
+                };
+                let lines: Vec<String> = m.lines.iter().map(u64::to_string).collect();
+                format!(
+                    "{who} matched at line {} only when ignoring {} ({}): check the preview.",
+                    lines.join(", "),
+                    m.tolerance.forgave(),
+                    m.tolerance.name()
+                )
+            })
+            .collect()
     }
 
     /// What was kept of the file's format, or changed.

@@ -60,6 +60,51 @@ pub(crate) fn write(
     Ok(exit_code(&envelope))
 }
 
+/// `write-tool edit PATH`: one edit from the flags, or the JSON array of
+/// edits on stdin.
+pub(crate) fn edit(
+    tool: &WriteTool,
+    root: &Root,
+    path: &str,
+    single: Option<(String, String, bool)>,
+    dry_run: bool,
+    limit: usize,
+    pretty: bool,
+) -> anyhow::Result<u8> {
+    let edits = match single {
+        Some((old, new, replace_all)) => Ok(json!([
+            {"old_string": old, "new_string": new, "replace_all": replace_all}
+        ])),
+        None => match input::request(&mut io::stdin().lock(), limit, false)? {
+            Some(Request::Complete(bytes)) => {
+                match serde_json::from_slice::<serde_json::Value>(&bytes) {
+                    Ok(edits @ serde_json::Value::Array(_)) => Ok(edits),
+                    _ => Err(invalid_request(
+                        "edit --edits-json reads a JSON array of edits on stdin: \
+                         [{\"old_string\": …, \"new_string\": …}, …].",
+                    )),
+                }
+            }
+            Some(Request::TooLong(limit)) => Err(invalid_request(&request_too_long(limit))),
+            None => Err(invalid_request(
+                "edit --edits-json read nothing on stdin: give a JSON array of edits.",
+            )),
+        },
+    };
+    let started = std::time::Instant::now();
+    let envelope = match edits {
+        Ok(edits) => {
+            let arguments = json!({"file_path": path, "edits": edits, "dry_run": dry_run});
+            let arguments = json!({"name": "Edit", "arguments": arguments}).to_string();
+            tool.call(root, &arguments)
+        }
+        Err(envelope) => envelope,
+    };
+    write_tool::log::call("edit", &envelope, started);
+    emit(&mut io::stdout(), &envelope, pretty)?;
+    Ok(exit_code(&envelope))
+}
+
 /// `write-tool call`: one request, all of stdin.
 pub(crate) fn call(
     tool: &WriteTool,

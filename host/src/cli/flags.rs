@@ -197,6 +197,36 @@ pub(crate) enum Command {
         #[arg(long, value_name = "FILE")]
         content_file: Option<PathBuf>,
     },
+    /// Edit an existing file: replace --old with --new (exactly one place,
+    /// or every one with --replace-all), or, with --edits-json, several
+    /// edits read from stdin as a JSON array
+    /// ([{"old_string": ..., "new_string": ...}, ...]), in order, all or
+    /// none.
+    Edit {
+        /// Path relative to the root, with '/' separators.
+        path: String,
+        /// The text to replace (it may start with '-').
+        #[arg(
+            long,
+            allow_hyphen_values = true,
+            required_unless_present = "edits_json",
+            requires = "new",
+            conflicts_with = "edits_json"
+        )]
+        old: Option<String>,
+        /// The text to put in its place (it may start with '-').
+        #[arg(long, allow_hyphen_values = true, requires = "old")]
+        new: Option<String>,
+        /// Replace every place --old is.
+        #[arg(long, requires = "old")]
+        replace_all: bool,
+        /// Read the edits from stdin as a JSON array.
+        #[arg(long)]
+        edits_json: bool,
+        /// Compute the diff, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Run one tool call read from stdin: the arguments object, or
     /// {"name": "Write", "arguments": {...}}.
     Call,
@@ -473,6 +503,7 @@ impl Cli {
             pool_instances: !matches!(
                 self.command,
                 Command::Write { .. }
+                    | Command::Edit { .. }
                     | Command::Call
                     | Command::WriteMany { .. }
                     | Command::Undo { .. }

@@ -422,7 +422,8 @@ fn result(envelope: String) -> CallToolResult {
     result
 }
 
-/// `Write` from the component's definition, `write_file`, `write_many`,
+/// `Write` from the component's definition, `write_file`, `Edit` and
+/// `edit_file` (the component's too), `write_many`,
 /// and — unless the host keeps them from the model — `revert` and
 /// `checkpoint` (`docs/contract.md#journal`).
 fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<Tool>> {
@@ -501,7 +502,32 @@ fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<Tool>> {
         })),
     )
     .annotate(annotations("Write several files"));
-    let mut tools = vec![write, write_file, write_many];
+    // The edits, as the component defines them for a model.
+    let edits = definition
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|t| matches!(t["name"].as_str(), Some("Edit" | "edit_file")))
+        .filter_map(|t| {
+            let name = t["name"].as_str()?.to_owned();
+            let description = t["description"].as_str().unwrap_or_default().to_owned();
+            let Some(Value::Object(schema)) = t.get("parameters") else {
+                return None;
+            };
+            let title = if name == "Edit" {
+                "Edit file"
+            } else {
+                "Edit file (edit_file)"
+            };
+            Some(
+                Tool::new(name, description, Arc::new(schema.clone()))
+                    .annotate(annotations(title).idempotent(false)),
+            )
+        });
+    let mut tools = vec![write, write_file];
+    tools.extend(edits);
+    tools.push(write_many);
     if revert {
         tools.push(
             Tool::new(

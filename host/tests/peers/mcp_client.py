@@ -34,7 +34,7 @@ async def main(binary, root):
             assert init.capabilities.tools is not None
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"Write", "write_file", "write_many", "revert", "checkpoint"}, set(tools)
+            assert set(tools) == {"Write", "write_file", "Edit", "edit_file", "write_many", "revert", "checkpoint"}, set(tools)
             write = tools["Write"]
             assert write.input_schema["required"] == ["path", "content"], write.input_schema
             assert "dry_run" in write.input_schema["properties"]
@@ -53,6 +53,14 @@ async def main(binary, root):
             env = envelope(await session.call_tool("Write", {"path": "src/a.txt", "content": "one\ntwo\n"}))
             assert env["data"]["operation"] == "update", env
             assert "+two" in env["data"]["diff_preview"], env
+
+            env = envelope(await session.call_tool("Edit", {"file_path": "src/a.txt", "old_string": "two", "new_string": "2"}))
+            assert env["status"] == "success", env
+            assert env["data"]["edits"] == [{"tolerance": "exact", "lines": [2]}], env
+            env = envelope(await session.call_tool("edit_file", {"path": "src/a.txt", "edits": [{"oldText": "2", "newText": "two"}]}))
+            assert env["status"] == "success", env
+            with open(f"{root}/src/a.txt") as f:
+                assert f.read() == "one\ntwo\n"
 
             env = envelope(await session.call_tool("Write", {"path": "dry.txt", "content": "x\n", "dry_run": True}))
             assert env["status"] == "partial" and env["data"]["applied"] is False, env

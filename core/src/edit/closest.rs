@@ -1,0 +1,192 @@
+//! When an old text matches nowhere: the region of the file closest to it,
+//! so that the model's next try can be right in one step.
+//!
+//! Bounded on any file: lines are compared by a hash of their trimmed
+//! text, windows are scored by a running count (one pass), and only the
+//! best few windows are compared character by character, under the diff's
+//! deadline.
+
+use std::time::Instant;
+
+use foldhash::{HashMap, HashMapExt};
+use similar::{Algorithm, TextDiff};
+
+/// Most lines of the short diff a miss shows.
+const MAX_DIFF_LINES: usize = 24;
+/// Windows compared closely once the running count has ranked them.
+const CANDIDATES: usize = 8;
+
+/// The region of a file closest to an old text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Closest {
+    /// Its first line, from 1.
+    pub first_line: usize,
+    /// Its last line, from 1.
+    pub last_line: usize,
+    /// How alike it and the old text are, from 0 to 1.
+    pub similarity: f32,
+    /// A short unified diff from the old text to the region.
+    pub diff: String,
+}
+
+fn key(line: &str) -> &str {
+    line.trim()
+}
+
+/// The region of `text` closest to `old`, `None` when no line of `old`
+/// with any letters in it is anywhere in `text` and no line comes close.
+pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
+    let lines: Vec<&str> = text.lines().collect();
+    let wanted: Vec<&str> = old.lines().collect();
+    let k = wanted.len().max(1);
+    if lines.is_empty() {
+        return None;
+    }
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for line in &wanted {
+        if !key(line).is_empty() {
+            *counts.entry(key(line)).or_default() += 1;
+        }
+    }
+    let hit: Vec<u32> = lines
+        .iter()
+        .map(|l| u32::from(!key(l).is_empty() && counts.contains_key(key(l))))
+        .collect();
+    // Running count of lines in each window of k that the old text has.
+    let width = k.min(lines.len());
+    let mut scores = Vec::with_capacity(lines.len() - width + 1);
+    let mut sum: u32 = hit[..width].iter().sum();
+    scores.push(sum);
+    for i in width..lines.len() {
+        sum = sum + hit[i] - hit[i - width];
+        scores.push(sum);
+    }
+    let mut starts: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0).collect();
+    if starts.is_empty() {
+        starts = nearest_lines(&lines, &wanted, deadline);
+    } else {
+        // Best first; ties by position.
+        starts.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
+        starts.truncate(CANDIDATES * 4);
+    }
+    let mut best: Option<(f32, usize)> = None;
+    for &start in starts.iter().take(CANDIDATES) {
+        if Instant::now() >= deadline && best.is_some() {
+            break;
+        }
+        let region = join(&lines[start..(start + width).min(lines.len())]);
+        let ratio = TextDiff::configure()
+            .algorithm(Algorithm::Myers)
+            .deadline(deadline)
+            .diff_chars(old, region.as_str())
+            .ratio();
+        if best.is_none_or(|(r, _)| ratio > r) {
+            best = Some((ratio, start));
+        }
+    }
+    let (similarity, start) = best?;
+    let end = (start + width).min(lines.len());
+    let region = join(&lines[start..end]);
+    Some(Closest {
+        first_line: start + 1,
+        last_line: end,
+        similarity,
+        diff: short_diff(old, &region, start + 1, end, deadline),
+    })
+}
+
+/// With no line shared: the lines most like the old text's first line with
+/// letters, best first, as long as the deadline allows.
+fn nearest_lines(lines: &[&str], wanted: &[&str], deadline: Instant) -> Vec<usize> {
+    let Some(probe) = wanted.iter().map(|l| key(l)).find(|l| !l.is_empty()) else {
+        return Vec::new();
+    };
+    let mut scored: Vec<(f32, usize)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i % 256 == 0 && Instant::now() >= deadline {
+            break;
+        }
+        let line = key(line);
+        if line.is_empty() || line.len() > probe.len() * 3 + 16 {
+            continue;
+        }
+        let ratio = TextDiff::configure()
+            .deadline(deadline)
+            .diff_chars(probe, line)
+            .ratio();
+        if ratio >= 0.5 {
+            scored.push((ratio, i));
+        }
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    // The window starts where the probe line is in the old text.
+    let offset = wanted.iter().position(|l| !key(l).is_empty()).unwrap_or(0);
+    scored
+        .into_iter()
+        .map(|(_, i)| i.saturating_sub(offset))
+        .collect()
+}
+
+fn join(lines: &[&str]) -> String {
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// A unified diff from `old` to the region, cut to a few lines.
+fn short_diff(old: &str, region: &str, first: usize, last: usize, deadline: Instant) -> String {
+    let mut old = old.to_owned();
+    if !old.ends_with('\n') {
+        old.push('\n');
+    }
+    let diff = TextDiff::configure()
+        .deadline(deadline)
+        .diff_lines(old.as_str(), region);
+    let header = format!("file lines {first}-{last}");
+    let text = diff
+        .unified_diff()
+        .context_radius(2)
+        .header("old text", &header)
+        .to_string();
+    let mut out = String::new();
+    for (n, line) in text.lines().enumerate() {
+        if n == MAX_DIFF_LINES {
+            out.push_str("... (diff cut)\n");
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_secs(1)
+    }
+
+    #[test]
+    fn the_region_with_the_most_lines_in_common_is_shown() {
+        let text = "fn a() {}\n\nfn b() {\n    let x = 1;\n    run(x);\n}\n";
+        let found = find(text, "fn b() {\n    let x = 2;\n    run(x);\n}\n", soon()).unwrap();
+        assert_eq!((found.first_line, found.last_line), (3, 6));
+        assert!(found.similarity > 0.9, "{found:?}");
+        assert!(
+            found.diff.contains("-    let x = 2;\n+    let x = 1;\n"),
+            "{}",
+            found.diff
+        );
+    }
+
+    #[test]
+    fn a_line_with_no_twin_finds_its_nearest() {
+        let text = "alpha = 1\nbeta = compute(2)\ngamma = 3\n";
+        let found = find(text, "beta = compute(3)", soon()).unwrap();
+        assert_eq!(found.first_line, 2);
+        assert!(find(text, "zzzzzzzzzzzzzzzzzzzzzzzzzz", soon()).is_none());
+    }
+}

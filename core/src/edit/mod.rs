@@ -1,0 +1,624 @@
+//! Edits: old text replaced by new text in a file's decoded text
+//! (`docs/contract.md#edit`, `#matching`).
+//!
+//! Each edit's old text is looked for on the rungs of a ladder
+//! ([`Tolerance`]): byte for byte first, then forgiving one more kind of
+//! slip per rung. A rung that finds exactly one place (or, with
+//! `replace_all`, any number) decides; a rung that finds several places
+//! for an edit without `replace_all` is an error, never a guess. On a
+//! tolerant rung the new text is fitted to the file: lines the model left
+//! as they were keep the file's own bytes, changed lines get the file's
+//! indentation and line endings.
+//!
+//! Several edits apply in order, each to the result of the one before,
+//! all or none; an edit that touches text an earlier one wrote is an
+//! error that names both.
+
+mod canon;
+mod closest;
+mod indent;
+
+use std::time::Instant;
+
+use similar::{Algorithm, DiffOp};
+
+use canon::Form;
+pub use canon::Tolerance;
+pub use closest::Closest;
+use indent::Reindent;
+
+/// One edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// The text to find.
+    pub old: String,
+    /// The text to put in its place.
+    pub new: String,
+    /// Replace every place the old text is, rather than exactly one.
+    pub replace_all: bool,
+}
+
+/// Where one edit applied and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matched {
+    /// The rung that found it.
+    pub tolerance: Tolerance,
+    /// The first line of each place, from 1, in the text the edit applied
+    /// to.
+    pub lines: Vec<u64>,
+}
+
+/// The text after every edit.
+#[derive(Debug)]
+pub struct Edited {
+    /// The new text.
+    pub text: String,
+    /// Each edit's match, in order.
+    pub matches: Vec<Matched>,
+}
+
+/// Why the edits were not applied; none of them was.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EditError {
+    /// An edit's old text is empty.
+    EmptyOld(usize),
+    /// An edit's old and new text are the same.
+    Same(usize),
+    /// An edit's old text is nowhere.
+    NotFound {
+        /// Which edit, from 0.
+        index: usize,
+        /// The closest region, if any.
+        closest: Option<Closest>,
+        /// The old text was in the file before an earlier edit changed it.
+        consumed: bool,
+    },
+    /// An edit without `replace_all` matches several places.
+    Ambiguous {
+        /// Which edit, from 0.
+        index: usize,
+        /// The rung that found them.
+        tolerance: Tolerance,
+        /// Their first lines.
+        lines: Vec<u64>,
+    },
+    /// An edit changes text an earlier one wrote.
+    Overlap {
+        /// Which edit, from 0.
+        index: usize,
+        /// The earlier edit.
+        other: usize,
+    },
+}
+
+/// Most line numbers an ambiguity lists.
+const MAX_LISTED: usize = 20;
+
+impl EditError {
+    /// The message for a call of `count` edits on `path`.
+    pub fn message(&self, path: &str, count: usize) -> String {
+        let who = |i: usize| {
+            if count == 1 {
+                "The edit".to_owned()
+            } else {
+                format!("Edit {}", i + 1)
+            }
+        };
+        match self {
+            EditError::EmptyOld(i) => format!(
+                "{}: the old text is empty. An edit replaces text that is in the file; to create \
+                 a file or replace all of it, use Write.",
+                who(*i)
+            ),
+            EditError::Same(i) => format!(
+                "{}: the old and new text are the same; nothing would change.",
+                who(*i)
+            ),
+            EditError::NotFound {
+                index,
+                consumed: true,
+                ..
+            } => format!(
+                "{}: the old text is no longer in '{path}' once the edits before it are made \
+                 (edits apply in order, each to the result of the one before). Nothing was \
+                 changed.",
+                who(*index)
+            ),
+            EditError::NotFound { index, closest, .. } => {
+                let mut text = format!(
+                    "{}: the old text was not found in '{path}', not even ignoring line endings, \
+                     trailing whitespace, indentation or typographic quotes and dashes. Nothing \
+                     was changed.",
+                    who(*index)
+                );
+                if let Some(c) = closest {
+                    text.push_str(&format!(
+                        "\nClosest: lines {}-{} ({:.0}% alike):\n{}",
+                        c.first_line,
+                        c.last_line,
+                        c.similarity * 100.0,
+                        c.diff
+                    ));
+                }
+                text.push_str(
+                    "\nCopy the old text from the file as it is now (read it again if unsure).",
+                );
+                text
+            }
+            EditError::Ambiguous {
+                index,
+                tolerance,
+                lines,
+            } => {
+                let mut listed: Vec<String> =
+                    lines.iter().take(MAX_LISTED).map(u64::to_string).collect();
+                if lines.len() > MAX_LISTED {
+                    listed.push("…".to_owned());
+                }
+                let how = match tolerance {
+                    Tolerance::Exact => String::new(),
+                    other => format!(" (ignoring {})", other.forgave()),
+                };
+                format!(
+                    "{}: the old text matches {} places in '{path}'{how}, at lines {}. Add \
+                     surrounding lines to make it unique, or set replace_all to change every one. \
+                     Nothing was changed.",
+                    who(*index),
+                    lines.len(),
+                    listed.join(", ")
+                )
+            }
+            EditError::Overlap { index, other } => format!(
+                "{} overlaps edit {}: it changes text that edit wrote. Make them one edit. \
+                 Nothing was changed.",
+                who(*index),
+                other + 1
+            ),
+        }
+    }
+}
+
+/// One place an edit changes, in the text it applies to.
+#[derive(Debug)]
+struct Region {
+    start: usize,
+    end: usize,
+    replacement: String,
+}
+
+/// Apply `edits` to `text` in order. `deadline` bounds the search for the
+/// closest region when an old text is nowhere.
+pub fn apply(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, EditError> {
+    let mut current = text.to_owned();
+    // What earlier edits wrote, in `current`: start, end, which edit.
+    let mut written: Vec<(usize, usize, usize)> = Vec::new();
+    let mut matches = Vec::with_capacity(edits.len());
+    for (index, edit) in edits.iter().enumerate() {
+        if edit.old.is_empty() {
+            return Err(EditError::EmptyOld(index));
+        }
+        if edit.old == edit.new {
+            return Err(EditError::Same(index));
+        }
+        let Some((tolerance, regions)) = locate(&current, edit, index)? else {
+            let consumed = index > 0 && text.contains(edit.old.as_str());
+            return Err(EditError::NotFound {
+                index,
+                closest: if consumed {
+                    None
+                } else {
+                    closest::find(&current, &edit.old, deadline)
+                },
+                consumed,
+            });
+        };
+        for r in &regions {
+            if let Some(&(_, _, other)) = written
+                .iter()
+                .find(|&&(s, e, _)| r.start < e.max(s + 1) && s < r.end)
+            {
+                return Err(EditError::Overlap { index, other });
+            }
+        }
+        let lines = line_numbers(&current, regions.iter().map(|r| r.start));
+        let grown: usize = regions.iter().map(|r| r.replacement.len()).sum();
+        let mut out = String::with_capacity(current.len() + grown);
+        let mut last = 0;
+        let mut wrote = Vec::with_capacity(regions.len());
+        for r in &regions {
+            out.push_str(&current[last..r.start]);
+            let at = out.len();
+            out.push_str(&r.replacement);
+            wrote.push((at, out.len(), index));
+            last = r.end;
+        }
+        out.push_str(&current[last..]);
+        for w in &mut written {
+            let moved: isize = regions
+                .iter()
+                .filter(|r| r.end <= w.0)
+                .map(|r| r.replacement.len() as isize - (r.end - r.start) as isize)
+                .sum();
+            w.0 = w.0.saturating_add_signed(moved);
+            w.1 = w.1.saturating_add_signed(moved);
+        }
+        written.extend(wrote);
+        current = out;
+        matches.push(Matched { tolerance, lines });
+    }
+    Ok(Edited {
+        text: current,
+        matches,
+    })
+}
+
+/// The line, from 1, of each of `starts` (ascending) in `text`.
+fn line_numbers(text: &str, starts: impl Iterator<Item = usize>) -> Vec<u64> {
+    let mut line = 1;
+    let mut from = 0;
+    starts
+        .map(|at| {
+            line += memchr::memchr_iter(b'\n', &text.as_bytes()[from..at]).count() as u64;
+            from = at;
+            line
+        })
+        .collect()
+}
+
+/// The places `edit` changes in `text`, and the rung that found them;
+/// `None` when no rung finds any.
+fn locate(
+    text: &str,
+    edit: &Edit,
+    index: usize,
+) -> Result<Option<(Tolerance, Vec<Region>)>, EditError> {
+    let ambiguous = |tolerance, starts: Vec<usize>| EditError::Ambiguous {
+        index,
+        tolerance,
+        lines: line_numbers(text, starts.into_iter()),
+    };
+    let exact: Vec<usize> = memchr::memmem::find_iter(text.as_bytes(), edit.old.as_bytes())
+        .scan(0, |next, at| {
+            // Places that do not overlap, first first.
+            let keep = at >= *next;
+            if keep {
+                *next = at + edit.old.len();
+            }
+            Some(keep.then_some(at))
+        })
+        .flatten()
+        .collect();
+    if exact.len() > 1 && !edit.replace_all {
+        return Err(ambiguous(Tolerance::Exact, exact));
+    }
+    if !exact.is_empty() {
+        let regions = exact
+            .into_iter()
+            .map(|start| Region {
+                start,
+                end: start + edit.old.len(),
+                replacement: edit.new.clone(),
+            })
+            .collect();
+        return Ok(Some((Tolerance::Exact, regions)));
+    }
+    let mut before: Option<(Form, Form)> = None;
+    for level in &Tolerance::LADDER[1..] {
+        let level = *level;
+        let forms = (Form::of(text, level), Form::of(&edit.old, level));
+        // A rung that forgets nothing more of these texts finds nothing
+        // more.
+        let same = before
+            .as_ref()
+            .is_some_and(|(t, o)| t.text == forms.0.text && o.text == forms.1.text);
+        let (form, old) = &forms;
+        if !same && !old.text.trim().is_empty() {
+            let regions = tolerant(text, edit, form, &old.text, level);
+            if regions.len() > 1 && !edit.replace_all {
+                return Err(ambiguous(level, regions.iter().map(|r| r.start).collect()));
+            }
+            if !regions.is_empty() {
+                return Ok(Some((level, regions)));
+            }
+        }
+        before = Some(forms);
+    }
+    Ok(None)
+}
+
+/// The places the old text's `needle` form has in the text's `form` on
+/// rung `level`, each accepted only if its lines pair up with the old
+/// text's under the rung's rules.
+fn tolerant(text: &str, edit: &Edit, form: &Form, needle: &str, level: Tolerance) -> Vec<Region> {
+    let mut regions = Vec::new();
+    let mut next = 0;
+    for at in memchr::memmem::find_iter(form.text.as_bytes(), needle.as_bytes()) {
+        if at < next {
+            continue;
+        }
+        let mut start = form.start_in_text(at);
+        let end = form.end_in_text(at + needle.len());
+        if level >= Tolerance::Indentation {
+            // Indentation is compared whole: the match starts a line.
+            if at > 0 && form.text.as_bytes()[at - 1] != b'\n' {
+                continue;
+            }
+            start = text[..start].rfind('\n').map_or(0, |n| n + 1);
+        }
+        if !text.is_char_boundary(start) || !text.is_char_boundary(end) || start >= end {
+            continue;
+        }
+        let Some(replacement) = fit(&text[start..end], &edit.old, &edit.new, level) else {
+            continue;
+        };
+        next = at + needle.len();
+        regions.push(Region {
+            start,
+            end,
+            replacement,
+        });
+    }
+    regions
+}
+
+/// A line split from its break: its text (no `\r\n` or `\n`) and the break.
+fn split_line(line: &str) -> (&str, &str) {
+    if let Some(body) = line.strip_suffix("\r\n") {
+        (body, "\r\n")
+    } else if let Some(body) = line.strip_suffix('\n') {
+        (body, "\n")
+    } else {
+        (line, "")
+    }
+}
+
+/// The new text fitted to the file's `region`, which the old text matched
+/// on rung `level`; `None` when the old text's indentation does not
+/// relate to the region's by one rule.
+fn fit(region: &str, old: &str, new: &str, level: Tolerance) -> Option<String> {
+    let file: Vec<(&str, &str)> = region.split_inclusive('\n').map(split_line).collect();
+    let olds: Vec<(&str, &str)> = old.split_inclusive('\n').map(split_line).collect();
+    if file.len() != olds.len() {
+        return None;
+    }
+    let rule = if level >= Tolerance::Indentation {
+        let pairs: Vec<(&str, &str)> = olds
+            .iter()
+            .zip(&file)
+            .map(|((o, _), (f, _))| (o.trim_end(), f.trim_end()))
+            .collect();
+        Some(Reindent::find(&pairs)?).filter(|r| !r.is_identity())
+    } else {
+        None
+    };
+    let key = |line: &str| Form::of(line, level).text;
+    let old_keys: Vec<String> = olds.iter().map(|(l, _)| key(l)).collect();
+    let news: Vec<(&str, &str)> = new.split_inclusive('\n').map(split_line).collect();
+    let new_keys: Vec<String> = news.iter().map(|(l, _)| key(l)).collect();
+    let default_break = file
+        .iter()
+        .map(|(_, b)| *b)
+        .find(|b| !b.is_empty())
+        .unwrap_or("\n");
+    let mut out = String::with_capacity(new.len() + region.len() / 8);
+    let ops = similar::capture_diff_slices(Algorithm::Myers, &old_keys, &new_keys);
+    for op in ops {
+        match op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => {
+                for t in 0..len {
+                    let (body, own_break) = file[old_index + t];
+                    let (_, new_break) = news[new_index + t];
+                    out.push_str(body);
+                    if !new_break.is_empty() {
+                        out.push_str(if own_break.is_empty() {
+                            default_break
+                        } else {
+                            own_break
+                        });
+                    }
+                }
+            }
+            DiffOp::Delete { .. } => {}
+            DiffOp::Insert {
+                new_index, new_len, ..
+            }
+            | DiffOp::Replace {
+                new_index, new_len, ..
+            } => {
+                for (body, new_break) in &news[new_index..new_index + new_len] {
+                    match &rule {
+                        Some(rule) => out.push_str(&rule.line(body)),
+                        None => out.push_str(body),
+                    }
+                    if !new_break.is_empty() {
+                        out.push_str(default_break);
+                    }
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn edit(old: &str, new: &str) -> Edit {
+        Edit {
+            old: old.into(),
+            new: new.into(),
+            replace_all: false,
+        }
+    }
+
+    fn run(text: &str, edits: &[Edit]) -> Result<Edited, EditError> {
+        apply(text, edits, Instant::now() + Duration::from_secs(1))
+    }
+
+    fn one(text: &str, old: &str, new: &str) -> (String, Tolerance) {
+        let done = run(text, &[edit(old, new)]).unwrap();
+        (done.text, done.matches[0].tolerance)
+    }
+
+    #[test]
+    fn an_exact_match_is_replaced_as_given() {
+        let (text, how) = one("a\nb\nc\n", "b\n", "B\n");
+        assert_eq!((text.as_str(), how), ("a\nB\nc\n", Tolerance::Exact));
+    }
+
+    #[test]
+    fn lf_old_text_in_a_crlf_file_keeps_the_file_crlf() {
+        let (text, how) = one("a\r\n  b\r\nc\r\n", "a\n  b\nc\n", "a\n  b2\n  extra\nc\n");
+        assert_eq!(text, "a\r\n  b2\r\n  extra\r\nc\r\n");
+        assert_eq!(how, Tolerance::LineEndings);
+    }
+
+    #[test]
+    fn trailing_spaces_the_model_lost_stay_on_lines_it_kept() {
+        let (text, how) = one("x = 1   \ny = 2\n", "x = 1\ny = 2\n", "x = 1\ny = 3\n");
+        assert_eq!(text, "x = 1   \ny = 3\n");
+        assert_eq!(how, Tolerance::TrailingWhitespace);
+    }
+
+    #[test]
+    fn lost_indentation_is_given_back_to_the_new_text() {
+        let file = "class A:\n    def f(self):\n        return 1\n";
+        let (text, how) = one(
+            file,
+            "def f(self):\n    return 1\n",
+            "def f(self):\n    x = 2\n    return x\n",
+        );
+        assert_eq!(
+            text,
+            "class A:\n    def f(self):\n        x = 2\n        return x\n"
+        );
+        assert_eq!(how, Tolerance::Indentation);
+    }
+
+    #[test]
+    fn spaces_for_tabs_are_written_as_tabs() {
+        let file = "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n";
+        let (text, how) = one(
+            file,
+            "    if x {\n        y()\n    }\n",
+            "    if x {\n        y()\n        z()\n    }\n",
+        );
+        assert_eq!(text, "func f() {\n\tif x {\n\t\ty()\n\t\tz()\n\t}\n}\n");
+        assert_eq!(how, Tolerance::Indentation);
+    }
+
+    #[test]
+    fn curly_quotes_match_straight_ones_and_unchanged_lines_keep_theirs() {
+        let file = "say(\u{201C}hi\u{201D})\nn = 1\n";
+        let (text, how) = one(file, "say(\"hi\")\nn = 1\n", "say(\"hi\")\nn = 2\n");
+        assert_eq!(text, "say(\u{201C}hi\u{201D})\nn = 2\n");
+        assert_eq!(how, Tolerance::LookAlikes);
+    }
+
+    #[test]
+    fn several_places_without_replace_all_is_an_error_with_their_lines() {
+        let err = run("x\ny\nx\n", &[edit("x", "z")]).unwrap_err();
+        assert_eq!(
+            err,
+            EditError::Ambiguous {
+                index: 0,
+                tolerance: Tolerance::Exact,
+                lines: vec![1, 3]
+            }
+        );
+        assert!(err.message("f", 1).contains("at lines 1, 3"));
+        let mut all = edit("x", "z");
+        all.replace_all = true;
+        assert_eq!(run("x\ny\nx\n", &[all]).unwrap().text, "z\ny\nz\n");
+    }
+
+    #[test]
+    fn an_ambiguous_tolerant_match_is_an_error_not_a_guess() {
+        let err = run("  a\n  b\nc\n    a\n    b\n", &[edit("a\nb\n", "q\n")]).unwrap_err();
+        assert!(
+            matches!(&err, EditError::Ambiguous { tolerance: Tolerance::Indentation, lines, .. } if *lines == vec![1, 4]),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn indentation_that_does_not_shift_uniformly_is_no_match() {
+        let err = run("if a:\n    b\n", &[edit("if a:\nb\n", "if a:\nc\n")]).unwrap_err();
+        assert!(matches!(err, EditError::NotFound { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn no_match_shows_the_closest_region() {
+        let file = "fn main() {\n    let a = 1;\n    let b = 2;\n    print(a + b);\n}\n";
+        let err = run(
+            file,
+            &[edit(
+                "    let a = 1;\n    let b = 3;\n    print(a + b);\n",
+                "",
+            )],
+        )
+        .unwrap_err();
+        let text = err.message("m.rs", 1);
+        assert!(text.contains("Closest: lines 2-4"), "{text}");
+        assert!(text.contains("-    let b = 3;\n+    let b = 2;"), "{text}");
+    }
+
+    #[test]
+    fn edits_apply_in_order_and_overlaps_name_both() {
+        let done = run("a b c\n", &[edit("a", "x"), edit("x b", "y")]);
+        assert_eq!(done.unwrap_err(), EditError::Overlap { index: 1, other: 0 });
+        let done = run("a b c\n", &[edit("a", "x"), edit("c", "z")]).unwrap();
+        assert_eq!(done.text, "x b z\n");
+        let err = run("a b\n", &[edit("a b", "q"), edit("a", "r")]).unwrap_err();
+        assert!(
+            matches!(err, EditError::NotFound { consumed: true, .. }),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn empty_or_unchanging_edits_are_refused() {
+        assert_eq!(
+            run("a", &[edit("", "b")]).unwrap_err(),
+            EditError::EmptyOld(0)
+        );
+        assert_eq!(run("a", &[edit("a", "a")]).unwrap_err(), EditError::Same(0));
+    }
+
+    proptest::proptest! {
+        /// Whatever the file and the slip, an edit lands where the old
+        /// text truly is, or nowhere.
+        #[test]
+        fn an_edit_never_lands_in_a_wrong_place(
+            lines in proptest::collection::vec("[ \t]{0,3}[abc\u{201C}\"-]{0,3}[ ]{0,2}", 1..12),
+            from in 0usize..12,
+            len in 1usize..4,
+        ) {
+            let file = lines.join("\n") + "\n";
+            let from = from % lines.len();
+            let to = (from + len).min(lines.len());
+            let old: String = lines[from..to].iter().map(|l| format!("{}\n", l.trim())).collect();
+            if let Ok(done) = run(&file, &[edit(&old, "MARK\n")]) {
+                // The replaced region, read back from the result.
+                let mark = done.text.find("MARK").unwrap();
+                let tolerance = done.matches[0].tolerance;
+                // On the indentation rungs the mark was indented the file's way.
+                let start = if tolerance >= Tolerance::Indentation {
+                    done.text[..mark].rfind('\n').map_or(0, |n| n + 1)
+                } else {
+                    mark
+                };
+                let end = file.len() - (done.text.len() - mark - "MARK\n".len());
+                proptest::prop_assert_eq!(&done.text[..start], &file[..start]);
+                let form = |s: &str| Form::of(s, tolerance).text;
+                proptest::prop_assert_eq!(form(&file[start..end]), form(&old), "{:?}", tolerance);
+            }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! The front stage of an edit (`docs/contract.md#edit`): the target must be
+//! a text file the tool can read, and the edits turn its decoded text into
+//! the content the rest of the stages write.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::edit::{self, Edit, Edited};
+use crate::error::ToolError;
+use crate::format::Plan;
+use crate::fs::TargetKind;
+use crate::params::EditRequest;
+use write_tool_wire::echo;
+
+use super::config::Config;
+use super::target::Target;
+
+/// An edit changes a file that is there and that the tool reads.
+pub(super) fn check_target(target: &Target<'_>, shared: bool) -> Result<(), ToolError> {
+    if target.resolved.kind != TargetKind::File {
+        return Err(ToolError::invalid_param(format!(
+            "File '{}' does not exist. An edit changes a file that exists; to create one, use \
+             Write. Nothing was written.",
+            target.display
+        )));
+    }
+    if shared {
+        return Err(ToolError::shared_file_edit(&target.display));
+    }
+    Ok(())
+}
+
+/// The old file's text with `edits` made, or why they cannot be.
+pub(super) fn apply(
+    plan: &Plan<'_>,
+    edits: &[Edit],
+    display: &str,
+    config: &Config,
+) -> Result<Edited, ToolError> {
+    if plan.old_not_text {
+        return Err(ToolError::invalid_param(format!(
+            "File '{display}' is not text in any encoding the tool knows, so it cannot be \
+             edited. Nothing was written."
+        )));
+    }
+    let deadline = Instant::now() + config.diff.timeout;
+    edit::apply(&plan.old_text, edits, deadline)
+        .map_err(|e| ToolError::invalid_param(e.message(display, edits.len())))
+}
+
+/// The `params_input` echo of a typed edit.
+pub(super) fn echo(request: &EditRequest) -> Value {
+    let edits: Vec<Value> = request
+        .edits
+        .iter()
+        .map(|e| {
+            json!({
+                "old_text": echo::content(&e.old),
+                "new_text": echo::content(&e.new),
+                "replace_all": e.replace_all,
+            })
+        })
+        .collect();
+    let mut args = serde_json::Map::new();
+    args.insert("path".into(), Value::String(request.request.path.clone()));
+    args.insert("edits".into(), Value::Array(edits));
+    args.insert("dry_run".into(), Value::Bool(request.request.dry_run));
+    echo::arguments(args)
+}
