@@ -332,6 +332,10 @@ fn locate(
 fn tolerant(text: &str, edit: &Edit, form: &Form, needle: &str, level: Tolerance) -> Vec<Region> {
     let mut regions = Vec::new();
     let mut next = 0;
+    let text_break = match memchr::memchr(b'\n', text.as_bytes()) {
+        Some(at) if at > 0 && text.as_bytes()[at - 1] == b'\r' => "\r\n",
+        _ => "\n",
+    };
     for at in memchr::memmem::find_iter(form.text.as_bytes(), needle.as_bytes()) {
         if at < next {
             continue;
@@ -348,7 +352,8 @@ fn tolerant(text: &str, edit: &Edit, form: &Form, needle: &str, level: Tolerance
         if !text.is_char_boundary(start) || !text.is_char_boundary(end) || start >= end {
             continue;
         }
-        let Some(replacement) = fit(&text[start..end], &edit.old, &edit.new, level) else {
+        let Some(replacement) = fit(&text[start..end], &edit.old, &edit.new, level, text_break)
+        else {
             continue;
         };
         next = at + needle.len();
@@ -375,7 +380,7 @@ fn split_line(line: &str) -> (&str, &str) {
 /// The new text fitted to the file's `region`, which the old text matched
 /// on rung `level`; `None` when the old text's indentation does not
 /// relate to the region's by one rule.
-fn fit(region: &str, old: &str, new: &str, level: Tolerance) -> Option<String> {
+fn fit(region: &str, old: &str, new: &str, level: Tolerance, text_break: &str) -> Option<String> {
     let file: Vec<(&str, &str)> = region.split_inclusive('\n').map(split_line).collect();
     let olds: Vec<(&str, &str)> = old.split_inclusive('\n').map(split_line).collect();
     if file.len() != olds.len() {
@@ -395,11 +400,15 @@ fn fit(region: &str, old: &str, new: &str, level: Tolerance) -> Option<String> {
     let old_keys: Vec<String> = olds.iter().map(|(l, _)| key(l)).collect();
     let news: Vec<(&str, &str)> = new.split_inclusive('\n').map(split_line).collect();
     let new_keys: Vec<String> = news.iter().map(|(l, _)| key(l)).collect();
-    let default_break = file
-        .iter()
-        .map(|(_, b)| *b)
-        .find(|b| !b.is_empty())
-        .unwrap_or("\n");
+    // Changed lines get the region's line break (its first line's can be
+    // a bare `\n` whose `\r` lies before the region), else the file's.
+    let default_break = if file.iter().any(|(_, b)| *b == "\r\n") {
+        "\r\n"
+    } else if file.iter().any(|(_, b)| *b == "\n") {
+        "\n"
+    } else {
+        text_break
+    };
     let mut out = String::with_capacity(new.len() + region.len() / 8);
     let ops = similar::capture_diff_slices(Algorithm::Myers, &old_keys, &new_keys);
     for op in ops {
@@ -411,8 +420,18 @@ fn fit(region: &str, old: &str, new: &str, level: Tolerance) -> Option<String> {
             } => {
                 for t in 0..len {
                     let (body, own_break) = file[old_index + t];
-                    let (_, new_break) = news[new_index + t];
-                    out.push_str(body);
+                    let (new_body, new_break) = news[new_index + t];
+                    // A line the model left as it was keeps the file's
+                    // bytes; one it indented anew is a changed line.
+                    let (old_body, _) = olds[old_index + t];
+                    if indent::indentation(old_body) == indent::indentation(new_body) {
+                        out.push_str(body);
+                    } else {
+                        match &rule {
+                            Some(rule) => out.push_str(&rule.line(new_body)),
+                            None => out.push_str(new_body),
+                        }
+                    }
                     if !new_break.is_empty() {
                         out.push_str(if own_break.is_empty() {
                             default_break

@@ -1,0 +1,405 @@
+//! The matching ladder against real edits (`core/tests/edits/SOURCES.md`):
+//! each edit of the corpus, as given and perturbed the way models err, is
+//! applied by write-tool's ladder, by the exact-match rule most agents use,
+//! and by the MCP filesystem server's `edit_file` (its algorithm, ported
+//! below). `BENCHMARKS.md#edits-that-apply` has the figures this prints.
+//!
+//! The test fails if the ladder ever changes a wrong place, or applies
+//! fewer edits correctly than either baseline.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use write_tool_core::edit::{self, Edit};
+
+/// One edit of the corpus, perturbed.
+struct Case {
+    file: String,
+    old: String,
+    new: String,
+    /// The file as it should be; `None` when no tool should apply it.
+    expected: Option<String>,
+    /// Where the region the edit replaces lies, in the file with `\n`
+    /// line breaks: start and end.
+    region: (usize, usize),
+}
+
+/// What one tool did with one case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Result {
+    /// The file is exactly as it should be.
+    Correct,
+    /// Changed only where it should, but not as it should (its format,
+    /// or an edit that should not have applied).
+    RightPlaceInexact,
+    /// Refused: nothing changed.
+    NotApplied,
+    /// Changed somewhere it should not have.
+    WrongPlace,
+}
+
+const PERTURBATIONS: [&str; 7] = [
+    "as given",
+    "CRLF file",
+    "trailing spaces",
+    "tabs for spaces",
+    "lost indentation",
+    "curly quotes",
+    "one wrong line",
+];
+
+fn corpus() -> Vec<(String, String, usize, String)> {
+    let text = include_str!("edits/corpus.jsonl");
+    let mut files = HashMap::new();
+    let mut edits = Vec::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).expect("corpus line");
+        let file = v["file"].as_str().expect("corpus field").to_owned();
+        match v["kind"].as_str() {
+            Some("file") => {
+                files.insert(file, v["text"].as_str().expect("corpus field").to_owned());
+            }
+            _ => edits.push((
+                file,
+                v["at"].as_u64().expect("corpus offset") as usize,
+                v["old"].as_str().expect("corpus field").to_owned(),
+                v["new"].as_str().expect("corpus field").to_owned(),
+            )),
+        }
+    }
+    edits
+        .into_iter()
+        .map(|(file, at, old, new)| (files[&file].clone(), old, at, new))
+        .collect()
+}
+
+fn indent_of(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
+}
+
+fn map_lines(text: &str, f: impl Fn(&str) -> String) -> String {
+    text.split_inclusive('\n')
+        .map(|l| {
+            let (body, end) = l.strip_suffix('\n').map_or((l, ""), |b| (b, "\n"));
+            format!("{}{end}", f(body))
+        })
+        .collect()
+}
+
+/// The case `kind` makes of an edit, if it applies to it.
+fn perturb(kind: &str, file: &str, old: &str, at: usize, new: &str) -> Option<Case> {
+    let region = (at, at + old.len());
+    let expected = format!("{}{new}{}", &file[..at], &file[at + old.len()..]);
+    let case = |file: String, old: String, new: String, expected: Option<String>| Case {
+        file,
+        old,
+        new,
+        expected,
+        region,
+    };
+    match kind {
+        "as given" => Some(case(file.into(), old.into(), new.into(), Some(expected))),
+        "CRLF file" => Some(case(
+            file.replace('\n', "\r\n"),
+            old.into(),
+            new.into(),
+            Some(expected.replace('\n', "\r\n")),
+        )),
+        "trailing spaces" => {
+            let old2 = map_lines(old, |l| {
+                if l.trim().is_empty() {
+                    l.to_owned()
+                } else {
+                    format!("{l}  ")
+                }
+            });
+            Some(case(file.into(), old2, new.into(), Some(expected)))
+        }
+        "tabs for spaces" => {
+            let tabs = |t: &str| {
+                map_lines(t, |l| {
+                    let n = indent_of(l).len();
+                    if indent_of(l).contains('\t') {
+                        return l.to_owned();
+                    }
+                    format!("{}{}{}", "\t".repeat(n / 4), " ".repeat(n % 4), &l[n..])
+                })
+            };
+            let old2 = tabs(old);
+            (old2 != old && !file.contains('\t'))
+                .then(|| case(file.into(), old2, tabs(new), Some(expected)))
+        }
+        "lost indentation" => {
+            let min = old
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| indent_of(l).len())
+                .min()?;
+            // Only when the new text can lose as much: else no rule could
+            // give back what was lost.
+            let new_min = new
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| indent_of(l).len())
+                .min()
+                .unwrap_or(min);
+            if min == 0 || new_min < min {
+                return None;
+            }
+            let dedent = |t: &str| {
+                map_lines(t, |l| {
+                    let n = indent_of(l).len().min(min);
+                    l[n..].to_owned()
+                })
+            };
+            Some(case(file.into(), dedent(old), dedent(new), Some(expected)))
+        }
+        "curly quotes" => {
+            if !old.contains('"') {
+                return None;
+            }
+            let mut open = true;
+            let old2: String = old
+                .chars()
+                .map(|c| match c {
+                    '"' => {
+                        open = !open;
+                        if open { '\u{201D}' } else { '\u{201C}' }
+                    }
+                    other => other,
+                })
+                .collect();
+            Some(case(file.into(), old2, new.into(), Some(expected)))
+        }
+        "one wrong line" => {
+            let lines: Vec<&str> = old.split_inclusive('\n').collect();
+            let pick = lines.iter().position(|l| l.trim().len() > 3)?;
+            let mut changed: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+            let body = changed[pick].trim_end().to_owned();
+            let end = &changed[pick][body.len()..];
+            changed[pick] = format!("{body}_x{end}");
+            Some(case(file.into(), changed.concat(), new.into(), None))
+        }
+        _ => unreachable!(),
+    }
+}
+
+/// The exact-match rule: the old text must be in the file exactly once.
+fn exact_rule(file: &str, old: &str, new: &str) -> Option<String> {
+    (file.matches(old).count() == 1).then(|| file.replacen(old, new, 1))
+}
+
+/// The MCP filesystem server's `applyFileEdits`, ported for one edit:
+/// line endings normalized to `\n`; the first occurrence replaced; else
+/// the first window of lines equal when trimmed, re-indented its way.
+fn mcp_edit_file(file: &str, old: &str, new: &str) -> Option<String> {
+    let content = file.replace("\r\n", "\n");
+    let old = old.replace("\r\n", "\n");
+    let new = new.replace("\r\n", "\n");
+    if content.contains(&old) {
+        return Some(content.replacen(&old, &new, 1));
+    }
+    let lead = |l: &str| l[..l.len() - l.trim_start().len()].to_owned();
+    let old_lines: Vec<&str> = old.split('\n').collect();
+    let content_lines: Vec<&str> = content.split('\n').collect();
+    if content_lines.len() < old_lines.len() {
+        return None;
+    }
+    for i in 0..=content_lines.len() - old_lines.len() {
+        let window = &content_lines[i..i + old_lines.len()];
+        if old_lines
+            .iter()
+            .zip(window)
+            .all(|(o, c)| o.trim() == c.trim())
+        {
+            let original = lead(content_lines[i]);
+            let new_lines: Vec<String> = new
+                .split('\n')
+                .enumerate()
+                .map(|(j, line)| {
+                    if j == 0 {
+                        return format!("{original}{}", line.trim_start());
+                    }
+                    let old_indent = old_lines.get(j).map(|l| lead(l)).unwrap_or_default();
+                    let new_indent = lead(line);
+                    if !old_indent.is_empty() && !new_indent.is_empty() {
+                        let rel = new_indent.len().saturating_sub(old_indent.len());
+                        return format!("{original}{}{}", " ".repeat(rel), line.trim_start());
+                    }
+                    line.to_owned()
+                })
+                .collect();
+            let mut out: Vec<String> = content_lines[..i].iter().map(|s| (*s).into()).collect();
+            out.extend(new_lines);
+            out.extend(
+                content_lines[i + old_lines.len()..]
+                    .iter()
+                    .map(|s| (*s).into()),
+            );
+            return Some(out.join("\n"));
+        }
+    }
+    None
+}
+
+/// A tool's edit: the file, old and new text in; the new file out, or
+/// `None` when it refused.
+type Apply = fn(&str, &str, &str) -> Option<String>;
+
+fn ladder(file: &str, old: &str, new: &str) -> Option<String> {
+    let edits = [Edit {
+        old: old.into(),
+        new: new.into(),
+        replace_all: false,
+    }];
+    edit::apply(file, &edits, Instant::now() + Duration::from_secs(1))
+        .ok()
+        .map(|e| e.text)
+}
+
+fn judge(case: &Case, result: Option<String>) -> Result {
+    let Some(result) = result else {
+        return Result::NotApplied;
+    };
+    if case.expected.as_deref() == Some(result.as_str()) {
+        return Result::Correct;
+    }
+    // Compared with `\n` breaks: a tool that rewrites line endings
+    // changed the format, not the place.
+    let (got, file) = (
+        result.replace("\r\n", "\n"),
+        case.file.replace("\r\n", "\n"),
+    );
+    let (start, end) = case.region;
+    let inside = got.starts_with(&file[..start])
+        && got.ends_with(&file[end..])
+        && got.len() >= start + (file.len() - end);
+    if inside {
+        Result::RightPlaceInexact
+    } else {
+        Result::WrongPlace
+    }
+}
+
+#[test]
+fn the_ladder_applies_more_real_edits_than_the_baselines_and_never_in_a_wrong_place() {
+    let edits = corpus();
+    assert!(edits.len() >= 150, "corpus has {} edits", edits.len());
+    let tools: [(&str, Apply); 3] = [
+        ("write-tool", ladder),
+        ("exact match", exact_rule),
+        ("MCP edit_file", mcp_edit_file),
+    ];
+    // tool → perturbation → result → count
+    let mut counts: HashMap<(&str, &str, Result), usize> = HashMap::new();
+    let mut cases_per_kind: HashMap<&str, usize> = HashMap::new();
+    let mut wrong = Vec::new();
+    let mut slowest = Duration::ZERO;
+    // The wrong line's misses: does the closest region point at the edit?
+    let (mut hits, mut near) = (0, 0);
+    for kind in PERTURBATIONS {
+        for (file, old, at, new) in &edits {
+            let Some(case) = perturb(kind, file, old, *at, new) else {
+                continue;
+            };
+            *cases_per_kind.entry(kind).or_default() += 1;
+            if kind == "one wrong line" {
+                let line = case.file[..case.region.0].matches('\n').count() + 1;
+                let edits = [Edit {
+                    old: case.old.clone(),
+                    new: case.new.clone(),
+                    replace_all: false,
+                }];
+                let deadline = Instant::now() + Duration::from_secs(1);
+                if let Err(edit::EditError::NotFound {
+                    closest: Some(c), ..
+                }) = edit::apply(&case.file, &edits, deadline)
+                {
+                    hits += usize::from(c.first_line == line);
+                    near += usize::from(c.first_line.abs_diff(line) <= 2);
+                }
+            }
+            for (name, tool) in tools {
+                let started = Instant::now();
+                let result = judge(&case, tool(&case.file, &case.old, &case.new));
+                if name == "write-tool" {
+                    slowest = slowest.max(started.elapsed());
+                    if result == Result::WrongPlace {
+                        wrong.push((kind, case.old.clone()));
+                    }
+                }
+                *counts.entry((name, kind, result)).or_default() += 1;
+            }
+        }
+    }
+    let mut table = String::from(
+        "| perturbation | cases | write-tool: correct / right place, inexact / refused / wrong place \
+         | exact match | MCP edit_file |\n|---|---|---|---|---|\n",
+    );
+    let cell = |name: &str, kind: &str| {
+        let c = |r| counts.get(&(name, kind, r)).copied().unwrap_or(0);
+        format!(
+            "{} / {} / {} / {}",
+            c(Result::Correct),
+            c(Result::RightPlaceInexact),
+            c(Result::NotApplied),
+            c(Result::WrongPlace)
+        )
+    };
+    for kind in PERTURBATIONS {
+        table.push_str(&format!(
+            "| {kind} | {} | {} | {} | {} |\n",
+            cases_per_kind.get(kind).copied().unwrap_or(0),
+            cell("write-tool", kind),
+            cell("exact match", kind),
+            cell("MCP edit_file", kind),
+        ));
+    }
+    let total = |name: &str, r: Result| -> usize {
+        PERTURBATIONS
+            .iter()
+            .map(|k| counts.get(&(name, *k, r)).copied().unwrap_or(0))
+            .sum()
+    };
+    // The apply rate counts the cases that should apply: all but the
+    // wrong line's.
+    let should: usize = PERTURBATIONS[..6]
+        .iter()
+        .map(|k| cases_per_kind.get(k).copied().unwrap_or(0))
+        .sum();
+    let correct = |name: &str| -> usize {
+        PERTURBATIONS[..6]
+            .iter()
+            .map(|k| {
+                counts
+                    .get(&(name, *k, Result::Correct))
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .sum()
+    };
+    table.push_str(&format!(
+        "\nFirst-try apply rate over the {should} cases that should apply:"
+    ));
+    for (name, _) in tools {
+        table.push_str(&format!(
+            " {name} {:.1}% ({}), wrong places {};",
+            100.0 * correct(name) as f64 / should as f64,
+            correct(name),
+            total(name, Result::WrongPlace),
+        ));
+    }
+    let wrong_line = cases_per_kind["one wrong line"];
+    table.push_str(&format!(
+        "\nOne wrong line: the closest region shown starts at the edit's line in {hits} of \
+         {wrong_line}, within two lines in {near}.\n"
+    ));
+    println!("{table}\nslowest ladder call: {slowest:?}");
+    assert!(wrong.is_empty(), "wrong places: {wrong:#?}\n{table}");
+    let mine = correct("write-tool");
+    assert!(mine > correct("exact match"), "{table}");
+    assert!(mine > correct("MCP edit_file"), "{table}");
+    // A miss shows the model where to look.
+    assert!(near * 10 >= wrong_line * 9, "{table}");
+}
