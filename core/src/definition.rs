@@ -8,11 +8,16 @@ pub const TOOL_NAME: &str = "Write";
 
 /// The definition as a JSON value: `Write`'s, with every tool the
 /// component answers to a model under `tools` (`Write` first, then
-/// `Edit` and `edit_file`), so that a host reading the top level gets
+/// `Edit`, `edit_file` and `apply_patch`), so that a host reading the top level gets
 /// `Write` as it always did.
 pub fn definition() -> Value {
     let mut write = write_definition();
-    let tools = json!([write.clone(), edit_definition(), edit_file_definition()]);
+    let tools = json!([
+        write.clone(),
+        edit_definition(),
+        edit_file_definition(),
+        apply_patch_definition()
+    ]);
     write["tools"] = tools;
     write
 }
@@ -125,6 +130,37 @@ fn edit_file_definition() -> Value {
                 }
             },
             "required": ["path", "edits"]
+        }
+    })
+}
+
+/// `apply_patch`: several files in one patch, all or none.
+fn apply_patch_definition() -> Value {
+    json!({
+        "name": "apply_patch",
+        "description": "Apply a patch to one or more files, all or none. The patch is: '*** Begin Patch', \
+            then file operations, then '*** End Patch'. '*** Add File: <path>' followed by the new \
+            file's lines, each prefixed with '+'. '*** Update File: <path>' (optionally followed by \
+            '*** Move to: <new path>') followed by hunks: each hunk starts with '@@' (optionally \
+            '@@ <a line to find first, such as a function's signature>') and has lines prefixed with \
+            ' ' (context, about 3 lines before and after), '-' (removed) or '+' (added). \
+            '*** Delete File: <path>'. Paths are relative. Hunks apply in order; context must match \
+            the file (whitespace and quote slips are forgiven when the place is unique). Deleting and \
+            moving files work only where the host allows them.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "input": {
+                    "type": "string",
+                    "description": "The entire patch, from '*** Begin Patch' to '*** End Patch'."
+                },
+                "dry_run": {
+                    "type": "boolean",
+                    "description": "If true, show the diff of every file but change nothing.",
+                    "default": false
+                }
+            },
+            "required": ["input"]
         }
     })
 }

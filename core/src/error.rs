@@ -401,6 +401,19 @@ impl ToolError {
         )
     }
 
+    /// A patch that needs the journal (several files, a delete or a move)
+    /// on a host that keeps none.
+    #[cold]
+    pub fn no_journal_for_patch() -> Self {
+        Self::new(
+            ErrorKind::HostRefused,
+            "This patch changes several files, or deletes or moves one: that needs the journal, \
+             which this host does not keep, to be all or nothing and undoable. Apply the files' \
+             changes one by one (a patch of one Update or Add File), or grant the tool a \
+             journal directory (WRITE_TOOL_JOURNAL). Nothing was written.",
+        )
+    }
+
     /// The host does not let calls do `what`.
     #[cold]
     pub fn host_refuses(what: &str) -> Self {

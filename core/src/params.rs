@@ -21,6 +21,7 @@ pub use write_tool_wire::request::ToolName;
 use write_tool_wire::request::{self as shapes, SHAPES, ShapeError, unwrap};
 
 use crate::edit::Edit;
+use crate::edit::patch::{self, Patch};
 use crate::error::ToolError;
 
 /// One validated request.
@@ -91,6 +92,17 @@ pub enum Call {
     Journal(JournalRequest),
     /// Edit one existing file.
     Edit(EditRequest),
+    /// Apply a patch of several files.
+    Patch(PatchRequest),
+}
+
+/// `apply_patch`: a patch, parsed (`docs/contract.md#patch`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchRequest {
+    /// Its file operations.
+    pub patch: Patch,
+    /// Compute everything, change nothing.
+    pub dry_run: bool,
 }
 
 /// An edit of one existing file (`docs/contract.md#edit`).
@@ -161,6 +173,8 @@ pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>) {
         let has = |key: &str| args.contains_key(key);
         if has("journal") {
             shapes::JOURNAL
+        } else if has("patch") {
+            shapes::APPLY_PATCH
         } else if has("edits") {
             shapes::MULTI_EDIT
         } else if has("old_string") {
@@ -185,6 +199,17 @@ pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>) {
         shapes::REVERT => (echo(), revert(&args).map(Call::Revert)),
         shapes::CHECKPOINT => (echo(), checkpoint(&args).map(Call::Checkpoint)),
         shapes::JOURNAL => (echo(), journal(&args).map(Call::Journal)),
+        shapes::APPLY_PATCH => {
+            let result = patch_request(&args);
+            let mut args = args;
+            for key in ["input", "patch"] {
+                if let Some(Value::String(text)) = args.get(key) {
+                    let elided = echo::content(text);
+                    args.insert(key.into(), elided);
+                }
+            }
+            (echo::arguments(args), result.map(Call::Patch))
+        }
         shapes::EDIT | shapes::MULTI_EDIT | shapes::EDIT_FILE => {
             (echo(), edit(&args, &name).map(Call::Edit))
         }
@@ -197,8 +222,8 @@ pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>) {
                 empty(),
                 Err(ToolError::invalid_param(format!(
                     "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file'), \
-                     with 'Edit' ('MultiEdit', 'edit_file'), 'write_many', 'revert' and \
-                     'checkpoint'.",
+                     with 'Edit' ('MultiEdit', 'edit_file'), 'apply_patch', 'write_many', \
+                     'revert' and 'checkpoint'.",
                     truncate(other, 64)
                 ))),
             ),
@@ -259,6 +284,35 @@ fn echo_many(mut args: Map<String, Value>) -> Value {
         }
     }
     echo::arguments(args)
+}
+
+/// A patch from its text, as the typed interface takes it.
+pub fn parse_patch(text: &str, dry_run: bool) -> Result<PatchRequest, ToolError> {
+    let mut args = Map::new();
+    args.insert("patch".into(), Value::String(text.to_owned()));
+    args.insert("dry_run".into(), Value::Bool(dry_run));
+    patch_request(&args)
+}
+
+/// `apply_patch`'s arguments: the patch text as `input` (the name
+/// OpenAI's function tool gives it) or `patch`.
+fn patch_request(args: &Map<String, Value>) -> Result<PatchRequest, ToolError> {
+    let text = match (args.get("input"), args.get("patch")) {
+        (Some(Value::String(text)), _) | (None, Some(Value::String(text))) => text,
+        (Some(_), _) => return Err(wrong_type("input", "a string holding the patch")),
+        (None, Some(_)) => return Err(wrong_type("patch", "a string holding the patch")),
+        (None, None) => return Err(missing("input")),
+    };
+    let patch = patch::parse(text).map_err(|e| {
+        ToolError::invalid_param(format!(
+            "The patch does not parse (line {}): {} Nothing was changed.",
+            e.line, e.message
+        ))
+    })?;
+    Ok(PatchRequest {
+        patch,
+        dry_run: flag(args, "dry_run", false)?,
+    })
 }
 
 /// Most edits one call may carry.

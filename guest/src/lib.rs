@@ -122,6 +122,19 @@ impl wit::Guest for Component {
         envelope.into()
     }
 
+    fn apply_patch(patch: String, dry_run: bool) -> wit::Envelope {
+        let echo = serde_json::json!({"dry_run": dry_run});
+        let request = match write_tool_core::parse_patch(&patch, dry_run) {
+            Ok(request) => request,
+            Err(err) => return err.into_envelope(0, echo, None).into(),
+        };
+        let envelope = match setup() {
+            Ok(Setup { config, roots }) => write_tool_core::apply_patch(&roots, &request, &config),
+            Err(err) => err.into_envelope(0, echo, None),
+        };
+        envelope.into()
+    }
+
     fn write_many(writes: Vec<wit::FileWrite>, dry_run: bool) -> wit::Envelope {
         let request = ManyRequest {
             writes: writes

@@ -109,6 +109,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             let single = old.zip(new).map(|(old, new)| (old, new, replace_all));
             commands::edit(&tool, &root, &path, single, dry_run, limit, pretty)
         }
+        Command::Patch { dry_run } => commands::patch(&tool, &root, dry_run, limit, pretty),
         Command::Call => commands::call(&tool, &root, limit, pretty),
         Command::Serve {
             ws_origin,

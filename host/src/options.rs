@@ -80,6 +80,9 @@ pub struct Options {
     /// `call` refuses them and the MCP server does not list them: only the
     /// host's own commands ([`WriteTool::call_as_host`](crate::WriteTool::call_as_host)) can.
     pub model_revert: bool,
+    /// Let patches delete and move files (default false;
+    /// `docs/contract.md#patch`).
+    pub allow_delete: bool,
 }
 
 impl Default for Options {
@@ -107,6 +110,7 @@ impl Default for Options {
             ),
             many_bounds: (defaults::MANY_MAX_FILES, defaults::MANY_MAX_BYTES),
             model_revert: true,
+            allow_delete: false,
         }
     }
 }

@@ -408,6 +408,7 @@ fn settings_of(options: &Options) -> Settings {
         journal_max_age_days: options.journal_bounds.2,
         many_max_files: options.many_bounds.0,
         many_max_bytes: options.many_bounds.1,
+        allow_delete: options.allow_delete,
         ..Settings::default()
     }
 }

@@ -353,7 +353,7 @@ fn write_many_is_bounded_and_refuses_a_file_named_twice() {
     let twice = json!({"writes": [{"path": "a", "content": "a"}, {"path": "./a", "content": "b"}]});
     let env = call(twice);
     env.assert_error("INVALID_PARAM");
-    assert!(env.text.contains("both write 'a'"), "{}", env.text);
+    assert!(env.text.contains("both change 'a'"), "{}", env.text);
     assert_eq!(p.tree().without("journal"), before.without("journal"));
 }
 

@@ -32,6 +32,9 @@ mod git;
 mod journal;
 /// Host limits: content size, memory cap, time bound.
 mod limits;
+/// Multi-file patches: all or nothing, deletes and moves by the host's
+/// leave.
+mod patch;
 /// Another thread swaps parts of the path for outward links mid-write.
 mod race;
 /// Several roots: `write_file`, absolute paths, other roots' names.

@@ -59,7 +59,7 @@ impl ToolName {
 /// arguments object itself. After the write's own come those of
 /// `write_many`, `revert`, `checkpoint`, the host's `journal` requests and
 /// the edits (`Edit`, `MultiEdit`, `edit_file`).
-pub const PARAMETERS: [&str; 21] = [
+pub const PARAMETERS: [&str; 22] = [
     "path",
     "content",
     "dry_run",
@@ -81,6 +81,7 @@ pub const PARAMETERS: [&str; 21] = [
     "new_string",
     "replace_all",
     "edits",
+    "patch",
 ];
 
 /// The names of the journal's requests (`docs/contract.md#journal`),
@@ -100,6 +101,9 @@ pub const MULTI_EDIT: &str = "MultiEdit";
 /// Several edits of one file, in the shape of the MCP filesystem server's
 /// `edit_file`.
 pub const EDIT_FILE: &str = "edit_file";
+/// A patch of several files, in the format OpenAI's models emit for
+/// `apply_patch` (`docs/contract.md#patch`).
+pub const APPLY_PATCH: &str = "apply_patch";
 
 /// The request shapes, as a message names them for a caller that sent
 /// none of them.

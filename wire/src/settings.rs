@@ -49,6 +49,8 @@ pub const ADMIN: &str = "WRITE_TOOL_ADMIN";
 /// Who the host is, written into the journal's lock while a call holds
 /// it, so that a host can tell a lock whose holder died.
 pub const HOLDER: &str = "WRITE_TOOL_HOLDER";
+/// Whether patches may delete and move files (`docs/contract.md#patch`).
+pub const ALLOW_DELETE: &str = "WRITE_TOOL_ALLOW_DELETE";
 /// Most files one `write_many` writes.
 pub const MANY_MAX_FILES: &str = "WRITE_TOOL_MANY_MAX_FILES";
 /// Most bytes of content one `write_many` carries in all.
@@ -171,6 +173,8 @@ pub struct Settings {
     pub many_max_files: u64,
     /// Most bytes of content one `write_many` carries in all.
     pub many_max_bytes: u64,
+    /// Patches may delete and move files.
+    pub allow_delete: bool,
 }
 
 impl Default for Settings {
@@ -194,6 +198,7 @@ impl Default for Settings {
             holder: None,
             many_max_files: defaults::MANY_MAX_FILES,
             many_max_bytes: defaults::MANY_MAX_BYTES,
+            allow_delete: false,
         }
     }
 }
@@ -266,6 +271,7 @@ impl Settings {
                 HOLDER => settings.holder = Some(value.to_owned()),
                 MANY_MAX_FILES => settings.many_max_files = positive(name, value)?,
                 MANY_MAX_BYTES => settings.many_max_bytes = positive(name, value)?,
+                ALLOW_DELETE => settings.allow_delete = boolean(name, value)?,
                 _ if HOST_ONLY.contains(&name) => {}
                 _ => {
                     return Err(SettingsError(format!(
@@ -343,6 +349,9 @@ impl Settings {
         }
         if self.admin != default.admin {
             vars.push((ADMIN, flag(self.admin)));
+        }
+        if self.allow_delete != default.allow_delete {
+            vars.push((ALLOW_DELETE, flag(self.allow_delete)));
         }
         if let Some(holder) = &self.holder {
             vars.push((HOLDER, holder.clone()));
@@ -422,9 +431,10 @@ mod tests {
             holder: Some("42".into()),
             many_max_files: 4,
             many_max_bytes: 5,
+            allow_delete: true,
         };
         let vars = settings.to_env();
-        assert_eq!(vars.len(), 18);
+        assert_eq!(vars.len(), 19);
         assert_eq!(Settings::from_env(vars), Ok(settings));
     }
 

@@ -18,6 +18,7 @@ mod canon;
 mod closest;
 mod fast;
 mod indent;
+pub mod patch;
 
 use std::time::Instant;
 
@@ -204,7 +205,7 @@ pub fn apply(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Ed
         if edit.old == edit.new {
             return Err(EditError::Same(index));
         }
-        let Some((tolerance, regions)) = locate(&current, edit, index)? else {
+        let Some((tolerance, regions)) = locate(&current, edit, index, false)? else {
             let consumed = index > 0 && text.contains(edit.old.as_str());
             return Err(EditError::NotFound {
                 index,
@@ -271,10 +272,13 @@ pub(crate) fn line_numbers(text: &str, starts: impl Iterator<Item = usize>) -> V
 
 /// The places `edit` changes in `text`, and the rung that found them;
 /// `None` when no rung finds any.
+/// `first_exact`: several exact places are no error, the first is taken
+/// (a patch hunk's rule: hunks are in file order).
 fn locate(
     text: &str,
     edit: &Edit,
     index: usize,
+    first_exact: bool,
 ) -> Result<Option<(Tolerance, Vec<Region>)>, EditError> {
     let ambiguous = |tolerance, starts: Vec<usize>| EditError::Ambiguous {
         index,
@@ -292,6 +296,10 @@ fn locate(
         })
         .flatten()
         .collect();
+    let mut exact = exact;
+    if exact.len() > 1 && first_exact {
+        exact.truncate(1);
+    }
     if exact.len() > 1 && !edit.replace_all {
         return Err(ambiguous(Tolerance::Exact, exact));
     }

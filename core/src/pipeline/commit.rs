@@ -47,6 +47,23 @@ pub(super) fn commit(
     })
 }
 
+/// Write `bytes` over `target` with no journal, `unchanged` what it must
+/// still be just before the rename (a patch's single file).
+pub(super) fn commit_expecting(
+    target: &Target<'_>,
+    bytes: &[u8],
+    unchanged: Option<Unchanged>,
+    started: SystemTime,
+    config: &Config,
+) -> Result<Committed, ToolError> {
+    let written =
+        write(target, bytes, unchanged, started, config).map_err(|err| refine(target, err))?;
+    Ok(Committed {
+        modified: written.modified,
+        created_dir: created_dir(target),
+    })
+}
+
 /// The capability layer's refusal and the operating system's own (an
 /// immutable file, a directory that takes no new entries) reach the
 /// component alike. Walk the path again: if it still resolves to the same

@@ -47,6 +47,8 @@ pub struct Config {
     pub many_max_files: u64,
     /// Most bytes of content one `write_many` carries in all.
     pub many_max_bytes: u64,
+    /// Patches may delete and move files (`docs/contract.md#patch`).
+    pub allow_delete: bool,
 }
 
 impl Default for Config {
@@ -65,6 +67,7 @@ impl Default for Config {
             admin: false,
             many_max_files: defaults::MANY_MAX_FILES,
             many_max_bytes: defaults::MANY_MAX_BYTES,
+            allow_delete: false,
         }
     }
 }
@@ -85,6 +88,7 @@ impl Config {
             admin: settings.admin,
             many_max_files: settings.many_max_files,
             many_max_bytes: settings.many_max_bytes,
+            allow_delete: settings.allow_delete,
             ..Config::default()
         }
         .with_diff_timeout_ms(settings.diff_timeout_ms))

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use crate::edit::patch::{self, Hunk};
 use crate::edit::{self, Edit, Edited};
 use crate::error::ToolError;
 use crate::format::Plan;
@@ -47,6 +48,25 @@ pub(super) fn apply(
     let deadline = Instant::now() + config.diff.timeout;
     edit::apply(&plan.old_text, edits, deadline)
         .map_err(|e| ToolError::invalid_param(e.message(display, edits.len())))
+}
+
+/// The old file's text with a patch's `hunks` applied, or why they
+/// cannot be.
+pub(super) fn apply_hunks(
+    plan: &Plan<'_>,
+    hunks: &[Hunk],
+    display: &str,
+    config: &Config,
+) -> Result<Edited, ToolError> {
+    if plan.old_not_text {
+        return Err(ToolError::invalid_param(format!(
+            "File '{display}' is not text in any encoding the tool knows, so a patch cannot \
+             change it. Nothing was written."
+        )));
+    }
+    let deadline = Instant::now() + config.diff.timeout;
+    patch::apply_hunks(&plan.old_text, hunks, deadline)
+        .map_err(|e| ToolError::invalid_param(e.message(display, hunks.len())))
 }
 
 /// The `params_input` echo of a typed edit.

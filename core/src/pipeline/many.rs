@@ -13,8 +13,9 @@ use write_tool_wire::envelope::{
 
 use crate::diff::limits::{MAX_PREVIEW_BYTES, MAX_PREVIEW_LINES, TRUNCATION_MARK};
 use crate::error::ToolError;
+use crate::fs;
 use crate::fs::Unchanged;
-use crate::journal::{Digest, Kind, State};
+use crate::journal::{Digest, Kind as RecordKind, State};
 use crate::params::ManyRequest;
 use crate::roots::Roots;
 
@@ -47,6 +48,8 @@ pub(super) struct GroupFile {
     pub(super) warnings: Vec<(u64, String)>,
     /// The encoding it is written in.
     pub(super) encoding: String,
+    /// A patch's move: `to '…'` on the old path, `from '…'` on the new.
+    pub(super) moved: Option<String>,
 }
 
 /// What a change of several files did or would do.
@@ -87,14 +90,48 @@ pub(super) fn group_envelope(
     }
 }
 
-/// One write, prepared.
-struct Ready<'r> {
-    target: Target<'r>,
-    bytes: Vec<u8>,
-    outcome: Outcome,
-    old: Option<(u64, Option<SystemTime>)>,
-    expect_unchanged: bool,
-    shared: bool,
+/// One file of a change of several, prepared.
+pub(super) struct Ready<'r> {
+    pub(super) target: Target<'r>,
+    pub(super) bytes: Vec<u8>,
+    pub(super) outcome: Outcome,
+    pub(super) old: Option<(u64, Option<SystemTime>)>,
+    pub(super) expect_unchanged: bool,
+    pub(super) shared: bool,
+    /// The file goes (a patch's delete or move).
+    pub(super) delete: bool,
+    /// A patch's move: `to '…'` on the old path, `from '…'` on the new.
+    pub(super) moved: Option<String>,
+}
+
+/// What a change of several files is, for its headline.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Kind {
+    /// `write_many`.
+    Writes,
+    /// A patch (`apply_patch`).
+    Patch,
+}
+
+/// Add `one` to `ready`, refusing a second change of the same file; `what`
+/// names the request's items (`writes`, `ops`).
+pub(super) fn push_ready<'r>(
+    ready: &mut Vec<Ready<'r>>,
+    one: Ready<'r>,
+    what: &str,
+) -> Result<(), ToolError> {
+    if let Some(j) = ready
+        .iter()
+        .position(|r| r.target.display == one.target.display)
+    {
+        return Err(ToolError::invalid_param(format!(
+            "{what}[{j}] and {what}[{}] both change '{}'; nothing was written.",
+            ready.len(),
+            one.target.display
+        )));
+    }
+    ready.push(one);
+    Ok(())
 }
 
 fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, ToolError> {
@@ -125,27 +162,49 @@ fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, T
     for (i, write) in request.writes.iter().enumerate() {
         let mut resolved = None;
         let one = prepare(roots, write, Source::Content, config, &mut resolved, |p| {
-            Ok(Ready {
-                target: p.target,
-                bytes: p.bytes.to_vec(),
-                outcome: p.outcome,
-                old: p.old.map(|o| (o.bytes.len() as u64, o.modified)),
-                expect_unchanged: lock::requested(write) || write.create_only,
-                shared: p.shared,
-            })
+            Ok(Ready::of(p, write))
         })
         .map_err(|e| e.prefixed(&format!("writes[{i}] ('{}')", write.path)))?;
-        if let Some(j) = ready
-            .iter()
-            .position(|r| r.target.display == one.target.display)
-        {
-            return Err(ToolError::invalid_param(format!(
-                "writes[{j}] and writes[{i}] both write '{}'; nothing was written.",
-                one.target.display
-            )));
-        }
-        ready.push(one);
+        push_ready(&mut ready, one, "writes")?;
     }
+    finish(
+        roots,
+        ready,
+        request.dry_run,
+        journal,
+        Kind::Writes,
+        started,
+        config,
+    )
+}
+
+impl<'r> Ready<'r> {
+    /// A write, prepared for `request`.
+    pub(super) fn of(p: super::Prepared<'r, '_>, request: &crate::params::Request) -> Ready<'r> {
+        Ready {
+            target: p.target,
+            bytes: p.bytes.to_vec(),
+            outcome: p.outcome,
+            old: p.old.map(|o| (o.bytes.len() as u64, o.modified)),
+            expect_unchanged: lock::requested(request) || request.create_only,
+            shared: p.shared,
+            delete: false,
+            moved: None,
+        }
+    }
+}
+
+/// Commit `ready` as one recorded change (or, for a dry run, say what it
+/// would be).
+pub(super) fn finish(
+    roots: &Roots,
+    ready: Vec<Ready<'_>>,
+    dry_run: bool,
+    journal: Option<&std::sync::Arc<crate::journal::Journal>>,
+    kind: Kind,
+    started: SystemTime,
+    config: &Config,
+) -> Result<Group, ToolError> {
     let mut group = Group {
         files: ready.iter().map(file_of).collect(),
         applied: false,
@@ -153,9 +212,13 @@ fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, T
         headline: String::new(),
     };
     let changed = ready.iter().filter(|r| !r.outcome.unchanged).count();
-    if request.dry_run {
+    let verb = match kind {
+        Kind::Writes => "write",
+        Kind::Patch => "change",
+    };
+    if dry_run {
         group.headline = format!(
-            "[Dry Run] Would write {} of {} files as one change.",
+            "[Dry Run] Would {verb} {} of {} files as one change.",
             changed,
             ready.len()
         );
@@ -175,6 +238,32 @@ fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, T
     let mut staged: Vec<Staged<'_, '_>> = Vec::with_capacity(changed);
     for (i, r) in ready.iter().enumerate() {
         if r.outcome.unchanged {
+            continue;
+        }
+        if r.delete {
+            let dir = match journaled::parent_of(&r.target) {
+                Ok(dir) => dir,
+                Err(e) => {
+                    journaled::unstage(&staged);
+                    return Err(fs::io_error(&e, "opening the file's directory"));
+                }
+            };
+            staged.push(Staged {
+                target: &r.target,
+                dir,
+                temp: None,
+                new: None,
+                created: Vec::new(),
+                unchanged: r
+                    .old
+                    .map(|(len, modified)| Unchanged::File { len, modified }),
+                seen: r.old.map(|(size, modified)| Seen {
+                    bytes: None,
+                    size,
+                    modified,
+                }),
+                shared: false,
+            });
             continue;
         }
         let (dir, temp, created, stat) =
@@ -207,25 +296,39 @@ fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, T
             shared: r.shared,
         });
     }
-    let record = journaled::commit(roots, journal, Kind::Many, staged, Extra::default(), config)?;
+    let record = journaled::commit(
+        roots,
+        journal,
+        RecordKind::Many,
+        staged,
+        Extra::default(),
+        config,
+    )?;
     group.applied = true;
-    group.headline = format!(
-        "Wrote {changed} of {} files as one change ({}).",
-        ready.len(),
-        record.id
-    );
+    group.headline = match kind {
+        Kind::Writes => format!(
+            "Wrote {changed} of {} files as one change ({}).",
+            ready.len(),
+            record.id
+        ),
+        Kind::Patch => format!(
+            "Applied the patch: {changed} of {} files changed as one change ({}).",
+            ready.len(),
+            record.id
+        ),
+    };
     group.change_id = Some(record.id);
     Ok(group)
 }
 
-fn file_of(r: &Ready<'_>) -> GroupFile {
+pub(super) fn file_of(r: &Ready<'_>) -> GroupFile {
     let o = &r.outcome;
     GroupFile {
         path: r.target.display.clone(),
         operation: o.operation,
         preview: o.diff.preview.clone(),
         truncated: o.diff.truncated || o.split_links,
-        lines_added: if o.operation == Operation::Create {
+        lines_added: if o.operation == Operation::Create && r.moved.is_none() {
             o.new_lines
         } else {
             o.diff.lines_added
@@ -235,6 +338,7 @@ fn file_of(r: &Ready<'_>) -> GroupFile {
         changes: !o.unchanged,
         warnings: o.diff.placeholders.clone(),
         encoding: o.format.encoding.name(),
+        moved: r.moved.clone(),
     }
 }
 
@@ -271,11 +375,15 @@ impl Group {
         };
         let mut text = self.headline.clone();
         for f in &self.files {
-            let what = match (f.changes, f.operation) {
-                (false, _) => "unchanged".to_owned(),
-                (true, Operation::Create) => format!("create (+{})", f.lines_added),
-                (true, Operation::Delete) => format!("remove (-{})", f.lines_removed),
-                (true, _) => format!("update (+{}/-{})", f.lines_added, f.lines_removed),
+            let what = match (f.changes, f.operation, &f.moved) {
+                (_, Operation::Delete, Some(moved)) => format!("moved {moved}"),
+                (_, _, Some(moved)) => {
+                    format!("moved {moved} (+{}/-{})", f.lines_added, f.lines_removed)
+                }
+                (false, _, _) => "unchanged".to_owned(),
+                (true, Operation::Create, _) => format!("create (+{})", f.lines_added),
+                (true, Operation::Delete, _) => format!("remove (-{})", f.lines_removed),
+                (true, _, _) => format!("update (+{}/-{})", f.lines_added, f.lines_removed),
             };
             text.push_str(&format!("\n- '{}': {what}", f.path));
         }

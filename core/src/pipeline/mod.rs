@@ -35,6 +35,7 @@ mod lock;
 mod many;
 mod old;
 mod outcome;
+mod patch;
 mod revert;
 mod target;
 mod text;
@@ -48,10 +49,13 @@ use write_tool_wire::request::ToolName;
 pub use config::Config;
 
 use crate::edit::Edit;
+use crate::edit::patch::Hunk;
 use crate::error::{ErrorKind, ToolError};
 use crate::format::{self, TextEncoding};
 use crate::fs;
-use crate::params::{Call, EditRequest, ManyRequest, Request, RevertRequest, RevertTarget};
+use crate::params::{
+    Call, EditRequest, ManyRequest, PatchRequest, Request, RevertRequest, RevertTarget,
+};
 use crate::roots::Roots;
 use change::Change;
 use outcome::Outcome;
@@ -74,6 +78,7 @@ pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
         Ok(Call::Revert(request)) => revert::answer(roots, &request, echo, config, start),
         Ok(Call::Checkpoint(name)) => revert::checkpoint(roots, &name, echo, config, start),
         Ok(Call::Journal(request)) => admin::answer(roots, &request, echo, config, start),
+        Ok(Call::Patch(request)) => patch::answer(roots, &request, echo, config, start),
         Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
     }
 }
@@ -130,6 +135,13 @@ pub fn write(roots: &Roots, request: &Request, config: &Config) -> Envelope {
         config,
         start,
     )
+}
+
+/// Apply a patch through the typed interface (`apply-patch`).
+pub fn apply_patch(roots: &Roots, request: &PatchRequest, config: &Config) -> Envelope {
+    let start = Instant::now();
+    let echo = serde_json::json!({"dry_run": request.dry_run});
+    patch::answer(roots, request, echo, config, start)
 }
 
 /// Edit a file through the typed interface (`edit`).
@@ -243,6 +255,8 @@ pub(super) enum Source<'a> {
     Content,
     /// Edits of the old file's text (`docs/contract.md#edit`).
     Edits(&'a [Edit]),
+    /// A patch's hunks for the old file's text (`docs/contract.md#patch`).
+    Hunks(&'a [Hunk]),
 }
 
 /// Run the stages up to the commit and hand what they found to `then`.
@@ -266,7 +280,7 @@ fn prepare<'r, R>(
     if shared && lock::requested(request) {
         return Err(ToolError::shared_file_lock(&target.display));
     }
-    if let Source::Edits(_) = source {
+    if let Source::Edits(_) | Source::Hunks(_) = source {
         edits::check_target(&target, shared)?;
     }
     let old = if shared {
@@ -285,6 +299,11 @@ fn prepare<'r, R>(
         Source::Content => (None, Vec::new()),
         Source::Edits(list) => {
             let edited = edits::apply(&plan, list, &target.display, config)?;
+            check_content(&edited.text, config)?;
+            (Some(edited.text), edited.matches)
+        }
+        Source::Hunks(hunks) => {
+            let edited = edits::apply_hunks(&plan, hunks, &target.display, config)?;
             check_content(&edited.text, config)?;
             (Some(edited.text), edited.matches)
         }

@@ -283,6 +283,7 @@ fn file_of(p: &Planned<'_>, config: &Config) -> GroupFile {
         changes,
         warnings: Vec::new(),
         encoding: String::new(),
+        moved: None,
     }
 }
 

@@ -105,6 +105,34 @@ pub(crate) fn edit(
     Ok(exit_code(&envelope))
 }
 
+/// `write-tool patch`: the patch on stdin.
+pub(crate) fn patch(
+    tool: &WriteTool,
+    root: &Root,
+    dry_run: bool,
+    limit: usize,
+    pretty: bool,
+) -> anyhow::Result<u8> {
+    let started = std::time::Instant::now();
+    let envelope = match input::request(&mut io::stdin().lock(), limit, false)? {
+        Some(Request::Complete(bytes)) => match String::from_utf8(bytes) {
+            Ok(patch) => {
+                let arguments = json!({"input": patch, "dry_run": dry_run});
+                let request = json!({"name": "apply_patch", "arguments": arguments});
+                tool.call(root, &request.to_string())
+            }
+            Err(_) => invalid_request("patch reads the patch as UTF-8 text on stdin."),
+        },
+        Some(Request::TooLong(limit)) => invalid_request(&request_too_long(limit)),
+        None => invalid_request(
+            "patch read nothing on stdin: give the patch ('*** Begin Patch' … '*** End Patch').",
+        ),
+    };
+    write_tool::log::call("patch", &envelope, started);
+    emit(&mut io::stdout(), &envelope, pretty)?;
+    Ok(exit_code(&envelope))
+}
+
 /// `write-tool call`: one request, all of stdin.
 pub(crate) fn call(
     tool: &WriteTool,

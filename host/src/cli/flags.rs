@@ -144,6 +144,12 @@ pub(crate) struct Cli {
           value_parser = clap::value_parser!(u64).range(1..))]
     many_max_bytes: u64,
 
+    /// Let patches (apply_patch) delete files and move them ('*** Delete
+    /// File:', '*** Move to:'); off by default, like every new power.
+    #[arg(long, global = true, env = settings::ALLOW_DELETE, action = ArgAction::SetTrue,
+          value_parser = BoolishValueParser::new())]
+    allow_delete: bool,
+
     /// How the per-call log lines on stderr look: 'text' or 'json' (one
     /// object per line). Which lines show is RUST_LOG's choice:
     /// RUST_LOG=write_tool=info shows one line per call; none by default.
@@ -224,6 +230,13 @@ pub(crate) enum Command {
         #[arg(long)]
         edits_json: bool,
         /// Compute the diff, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Apply a patch read from stdin ('*** Begin Patch' ... '*** End
+    /// Patch', the apply_patch format), all files or none.
+    Patch {
+        /// Compute every diff, change nothing.
         #[arg(long)]
         dry_run: bool,
     },
@@ -393,7 +406,7 @@ pub(crate) fn parse() -> Cli {
 
 /// The `WRITE_TOOL_*` variables the CLI reads: the component's settings
 /// (but the per-call sweep, which the host decides) and the host's own.
-const READ_BY_THE_CLI: [&str; 21] = [
+const READ_BY_THE_CLI: [&str; 22] = [
     settings::MAX_CONTENT_BYTES,
     settings::ALLOW_EMPTY,
     settings::DIFF_TIMEOUT_MS,
@@ -415,6 +428,7 @@ const READ_BY_THE_CLI: [&str; 21] = [
     settings::MANY_MAX_FILES,
     settings::MANY_MAX_BYTES,
     settings::LOG_FORMAT,
+    settings::ALLOW_DELETE,
 ];
 
 /// Refuse a `WRITE_TOOL_*` variable the CLI does not read, and the two it
@@ -506,6 +520,7 @@ impl Cli {
                     | Command::Edit { .. }
                     | Command::Call
                     | Command::WriteMany { .. }
+                    | Command::Patch { .. }
                     | Command::Undo { .. }
                     | Command::Checkpoint { .. }
                     | Command::History { .. }
@@ -518,6 +533,7 @@ impl Cli {
                 self.journal_max_age_days,
             ),
             many_bounds: (self.many_max_files, self.many_max_bytes),
+            allow_delete: self.allow_delete,
             model_revert: !self.no_model_revert,
             ..Options::default()
         }

@@ -422,8 +422,8 @@ fn result(envelope: String) -> CallToolResult {
     result
 }
 
-/// `Write` from the component's definition, `write_file`, `Edit` and
-/// `edit_file` (the component's too), `write_many`,
+/// `Write` from the component's definition, `write_file`, `Edit`,
+/// `edit_file` and `apply_patch` (the component's too), `write_many`,
 /// and — unless the host keeps them from the model — `revert` and
 /// `checkpoint` (`docs/contract.md#journal`).
 fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<Tool>> {
@@ -508,17 +508,22 @@ fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<Tool>> {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter(|t| matches!(t["name"].as_str(), Some("Edit" | "edit_file")))
+        .filter(|t| {
+            matches!(
+                t["name"].as_str(),
+                Some("Edit" | "edit_file" | "apply_patch")
+            )
+        })
         .filter_map(|t| {
             let name = t["name"].as_str()?.to_owned();
             let description = t["description"].as_str().unwrap_or_default().to_owned();
             let Some(Value::Object(schema)) = t.get("parameters") else {
                 return None;
             };
-            let title = if name == "Edit" {
-                "Edit file"
-            } else {
-                "Edit file (edit_file)"
+            let title = match name.as_str() {
+                "Edit" => "Edit file",
+                "edit_file" => "Edit file (edit_file)",
+                _ => "Apply a patch",
             };
             Some(
                 Tool::new(name, description, Arc::new(schema.clone()))

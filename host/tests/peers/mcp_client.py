@@ -34,7 +34,7 @@ async def main(binary, root):
             assert init.capabilities.tools is not None
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"Write", "write_file", "Edit", "edit_file", "write_many", "revert", "checkpoint"}, set(tools)
+            assert set(tools) == {"Write", "write_file", "Edit", "edit_file", "apply_patch", "write_many", "revert", "checkpoint"}, set(tools)
             write = tools["Write"]
             assert write.input_schema["required"] == ["path", "content"], write.input_schema
             assert "dry_run" in write.input_schema["properties"]

@@ -1,0 +1,242 @@
+//! `apply_patch` (`docs/contract.md#patch`): each file operation of a
+//! patch goes through the stages of a write up to its commit (an update's
+//! hunks as its front stage, like an edit's); only when every one has
+//! passed are they committed together, as one recorded change.
+//!
+//! Deleting and moving are powers a host grants (`allow_delete`); a patch
+//! of several files, or one that deletes or moves, needs the journal to be
+//! all or nothing and undoable. A patch of one added or updated file
+//! commits as a write does, journal or not.
+
+use std::time::{Instant, SystemTime};
+
+use serde_json::Value;
+use write_tool_wire::envelope::Envelope;
+use write_tool_wire::request::ToolName;
+
+use crate::edit::patch::FileOp;
+use crate::error::ToolError;
+use crate::format::{self, NewText};
+use crate::fs::{TargetKind, Unchanged};
+use crate::params::{PatchRequest, Request};
+use crate::roots::Roots;
+
+use super::change::{self, Change};
+use super::commit;
+use super::config::Config;
+use super::many::{self, Group, Kind, Ready, push_ready};
+use super::outcome::Outcome;
+use super::{Source, old, prepare, target};
+
+/// Answer an `apply_patch`.
+pub(super) fn answer(
+    roots: &Roots,
+    request: &PatchRequest,
+    echo: Value,
+    config: &Config,
+    start: Instant,
+) -> Envelope {
+    many::group_envelope(run(roots, request, config), request.dry_run, echo, start)
+}
+
+fn run(roots: &Roots, request: &PatchRequest, config: &Config) -> Result<Group, ToolError> {
+    let ops = &request.patch.ops;
+    let removes = ops.iter().any(|op| {
+        matches!(
+            op,
+            FileOp::Delete { .. }
+                | FileOp::Update {
+                    move_to: Some(_),
+                    ..
+                }
+        )
+    });
+    if removes && !config.allow_delete {
+        return Err(ToolError::host_refuses(
+            "delete or move files ('*** Delete File:' and '*** Move to:' in a patch; the host \
+             allows them with WRITE_TOOL_ALLOW_DELETE)",
+        ));
+    }
+    let single = ops.len() == 1 && !removes;
+    let journal = config.journal.as_ref();
+    if journal.is_none() && !request.dry_run && !single {
+        return Err(ToolError::no_journal_for_patch());
+    }
+    if ops.len() as u64 > config.many_max_files {
+        return Err(ToolError::invalid_param(format!(
+            "The patch changes {} files, over this host's limit of {} per change; nothing was \
+             written.",
+            ops.len(),
+            config.many_max_files
+        )));
+    }
+    let started = SystemTime::now();
+    let mut ready: Vec<Ready<'_>> = Vec::with_capacity(ops.len());
+    for op in ops {
+        let named = |e: ToolError| e.prefixed(&label(op));
+        match op {
+            FileOp::Add { path, content } => {
+                let mut request = file_request(path, request.dry_run);
+                request.content.clone_from(content);
+                request.create_only = true;
+                let one = prepared(roots, &request, Source::Content, config).map_err(named)?;
+                push_ready(&mut ready, one, "ops")?;
+            }
+            FileOp::Update {
+                path,
+                move_to,
+                hunks,
+            } => {
+                let request = file_request(path, request.dry_run);
+                let mut one =
+                    prepared(roots, &request, Source::Hunks(hunks), config).map_err(named)?;
+                if let Some(dest) = move_to {
+                    let mut gone = removal(roots, path, config, false).map_err(named)?;
+                    let target = target::resolve(roots, ToolName::Write, dest).map_err(named)?;
+                    target.check_writable(true, config).map_err(named)?;
+                    // The preview shows the change under both names, as
+                    // git shows a rename.
+                    let (from, to) = (&one.target.display, &target.display);
+                    one.outcome.diff.preview = one.outcome.diff.preview.replacen(
+                        &format!("\n+++ b/{from}\n"),
+                        &format!("\n+++ b/{to}\n"),
+                        1,
+                    );
+                    gone.moved = Some(format!("to '{to}'"));
+                    one.moved = Some(format!("from '{from}'"));
+                    one.target = target;
+                    one.old = None;
+                    one.expect_unchanged = true;
+                    one.outcome.operation = write_tool_wire::Operation::Create;
+                    push_ready(&mut ready, gone, "ops")?;
+                }
+                push_ready(&mut ready, one, "ops")?;
+            }
+            FileOp::Delete { path } => {
+                let gone = removal(roots, path, config, true).map_err(named)?;
+                push_ready(&mut ready, gone, "ops")?;
+            }
+        }
+    }
+    match journal {
+        None if !request.dry_run => commit_alone(ready, started, config),
+        journal => many::finish(
+            roots,
+            ready,
+            request.dry_run,
+            journal,
+            Kind::Patch,
+            started,
+            config,
+        ),
+    }
+}
+
+/// How an error names the operation it came from.
+fn label(op: &FileOp) -> String {
+    match op {
+        FileOp::Add { path, .. } => format!("Add File '{path}'"),
+        FileOp::Delete { path } => format!("Delete File '{path}'"),
+        FileOp::Update { path, .. } => format!("Update File '{path}'"),
+    }
+}
+
+/// A write's parameters for one file of the patch.
+fn file_request(path: &str, dry_run: bool) -> Request {
+    Request::new(path.to_owned(), String::new(), dry_run)
+}
+
+/// One file through the stages before the commit.
+fn prepared<'r>(
+    roots: &'r Roots,
+    request: &Request,
+    source: Source<'_>,
+    config: &Config,
+) -> Result<Ready<'r>, ToolError> {
+    let mut resolved = None;
+    prepare(roots, request, source, config, &mut resolved, |p| {
+        Ok(Ready::of(p, request))
+    })
+}
+
+/// The file at `path`, to be removed: it must be a file the tool reads.
+/// With `show`, the preview shows every line going (a move's old name
+/// shows none: its lines live on under the new one).
+fn removal<'r>(
+    roots: &'r Roots,
+    path: &str,
+    config: &Config,
+    show: bool,
+) -> Result<Ready<'r>, ToolError> {
+    let target = target::resolve(roots, ToolName::Write, path)?;
+    target.check_writable(false, config)?;
+    if target.resolved.kind != TargetKind::File {
+        return Err(ToolError::invalid_param(format!(
+            "File '{}' does not exist, so it cannot be removed. Nothing was written.",
+            target.display
+        )));
+    }
+    if target.resolved.shared() {
+        return Err(ToolError::shared_file_edit(&target.display));
+    }
+    let existing =
+        old::read(&target, config)?.ok_or_else(|| ToolError::vanished(&target.display))?;
+    let plan = format::plan(Some(&existing.bytes), true, None)
+        .map_err(|e| ToolError::not_in_encoding(&format::TextEncoding::Legacy(e.0).name()))?;
+    let diff = if show {
+        let Change { diff, .. } = change::build(
+            &plan,
+            Some(&existing.bytes),
+            "",
+            &target.display,
+            &config.diff,
+        )?;
+        diff
+    } else {
+        crate::diff::DiffSummary::default()
+    };
+    let new = NewText {
+        text: "".into(),
+        endings_converted: false,
+    };
+    let mut outcome = Outcome::new(Some(&existing), &plan, &new, 0, diff, false);
+    outcome.operation = write_tool_wire::Operation::Delete;
+    drop(plan);
+    Ok(Ready {
+        old: Some((existing.bytes.len() as u64, existing.modified)),
+        target,
+        bytes: Vec::new(),
+        outcome,
+        expect_unchanged: true,
+        shared: false,
+        delete: true,
+        moved: None,
+    })
+}
+
+/// A patch of one added or updated file, on a host with no journal:
+/// committed as a write is.
+fn commit_alone(
+    mut ready: Vec<Ready<'_>>,
+    started: SystemTime,
+    config: &Config,
+) -> Result<Group, ToolError> {
+    let r = ready.pop().ok_or_else(ToolError::no_journal_for_patch)?;
+    let mut group = Group {
+        files: vec![many::file_of(&r)],
+        applied: true,
+        change_id: None,
+        headline: String::new(),
+    };
+    if r.outcome.unchanged {
+        group.headline = "No changes: the file already holds what the patch makes.".to_owned();
+        return Ok(group);
+    }
+    let unchanged = match r.old {
+        None => Unchanged::Missing,
+        Some((len, modified)) => Unchanged::File { len, modified },
+    };
+    commit::commit_expecting(&r.target, &r.bytes, Some(unchanged), started, config)?;
+    group.headline = "Applied the patch: 1 of 1 files changed.".to_owned();
+    Ok(group)
+}

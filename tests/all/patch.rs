@@ -1,0 +1,190 @@
+//! Multi-file patches (`docs/contract.md#patch`): the apply_patch format
+//! applied all or nothing, deleting and moving only where the host allows,
+//! revertible with the journal, and nothing changed by a patch that fails.
+
+use std::sync::OnceLock;
+
+use serde_json::json;
+use write_tool::{Options, WriteTool};
+
+use crate::support::{Envelope, Project, decode, options};
+
+/// The tool of a host that lets patches delete and move.
+fn deleting() -> &'static WriteTool {
+    static TOOL: OnceLock<WriteTool> = OnceLock::new();
+    TOOL.get_or_init(|| {
+        WriteTool::new(Options {
+            allow_delete: true,
+            ..options()
+        })
+        .expect("component compiles")
+    })
+}
+
+fn patch_with(tool: &WriteTool, p: &Project, patch: &str) -> Envelope {
+    let request = json!({"name": "apply_patch", "arguments": {"input": patch}});
+    decode(&tool.call(p.root(), &request.to_string()))
+}
+
+const FULL: &str = "*** Begin Patch
+*** Add File: docs/hello.txt
++Hello world
+*** Update File: app.py
+*** Move to: src/main.py
+@@ def greet():
+-    print(\"Hi\")
++    print(\"Hello, world!\")
+*** Delete File: obsolete.txt
+*** End Patch
+";
+
+fn fixture(p: &Project) {
+    p.write(
+        "app.py",
+        "def greet():\n    print(\"Hi\")\n\ndef other():\n    pass\n",
+    );
+    p.write("obsolete.txt", "old\n");
+}
+
+#[test]
+fn a_patch_adds_moves_and_deletes_as_one_change_and_reverts() {
+    let p = Project::journaled();
+    fixture(&p);
+    let before = p.read("app.py");
+    let env = patch_with(deleting(), &p, FULL);
+    env.assert_status("success");
+    assert!(
+        env.text.starts_with("Applied the patch: 4 of 4 files"),
+        "{}",
+        env.text
+    );
+    assert!(
+        env.text.contains("'app.py': moved to 'src/main.py'"),
+        "{}",
+        env.text
+    );
+    let data = env.data();
+    let ops: Vec<(&str, &str)> = data
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.operation.as_str()))
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            ("docs/hello.txt", "create"),
+            ("app.py", "delete"),
+            ("src/main.py", "create"),
+            ("obsolete.txt", "delete")
+        ]
+    );
+    assert!(
+        data.diff_preview
+            .contains("--- a/app.py\n+++ b/src/main.py\n")
+    );
+    assert_eq!(p.read_string("docs/hello.txt"), "Hello world\n");
+    assert_eq!(
+        p.read_string("src/main.py"),
+        "def greet():\n    print(\"Hello, world!\")\n\ndef other():\n    pass\n"
+    );
+    assert!(!p.exists("app.py") && !p.exists("obsolete.txt"));
+    let id = data.change_id.clone().expect("recorded");
+    let env = decode(&deleting().call(p.root(), &json!({"change_id": id}).to_string()));
+    env.assert_status("success");
+    assert_eq!(p.read("app.py"), before);
+    assert_eq!(p.read_string("obsolete.txt"), "old\n");
+    for gone in ["docs", "src"] {
+        assert!(!p.exists(gone), "{gone}");
+    }
+}
+
+#[test]
+fn deleting_and_moving_are_refused_unless_the_host_allows_them() {
+    let p = Project::journaled();
+    fixture(&p);
+    let before = p.tree();
+    let env = p.call(json!({"name": "apply_patch", "arguments": {"input": FULL}}));
+    env.assert_error("PERMISSION_DENIED");
+    assert!(env.text.contains("WRITE_TOOL_ALLOW_DELETE"), "{}", env.text);
+    assert_eq!(p.tree(), before);
+}
+
+#[test]
+fn a_failing_hunk_changes_no_file_and_shows_where_to_look() {
+    let p = Project::journaled();
+    fixture(&p);
+    let before = p.tree();
+    let patch = "*** Begin Patch
+*** Add File: new.txt
++x
+*** Update File: app.py
+@@
+ def other():
+-    passs
++    return 1
+*** End Patch";
+    let env = patch_with(deleting(), &p, patch);
+    env.assert_error("INVALID_PARAM");
+    assert!(env.text.starts_with("Update File 'app.py'"), "{}", env.text);
+    assert!(env.text.contains("Closest: lines 4-5"), "{}", env.text);
+    assert_eq!(p.tree(), before);
+    // Protected paths and the sandbox hold for every file of a patch.
+    for path in [".git/config", "../outside/x.txt"] {
+        let patch = format!(
+            "*** Begin Patch\n*** Add File: ok.txt\n+x\n*** Add File: {path}\n+x\n*** End Patch"
+        );
+        let env = patch_with(deleting(), &p, &patch);
+        env.assert_error("ACCESS_DENIED");
+        assert_eq!(p.tree(), before, "{path}");
+    }
+    // An added file that exists is refused rather than overwritten.
+    let env = patch_with(
+        deleting(),
+        &p,
+        "*** Begin Patch\n*** Add File: obsolete.txt\n+new\n*** End Patch",
+    );
+    env.assert_error("CONFLICT");
+    let env = patch_with(
+        deleting(),
+        &p,
+        "*** Begin Patch\n*** Frob: x\n*** End Patch",
+    );
+    env.assert_error("INVALID_PARAM");
+    assert!(env.text.contains("line 2"), "{}", env.text);
+    assert_eq!(p.tree(), before);
+}
+
+#[test]
+fn without_a_journal_only_one_file_patches_apply() {
+    let p = Project::new();
+    fixture(&p);
+    let before = p.tree();
+    let env = patch_with(deleting(), &p, FULL);
+    env.assert_error("PERMISSION_DENIED");
+    assert!(env.text.contains("needs the journal"), "{}", env.text);
+    assert_eq!(p.tree(), before);
+    let one = "*** Begin Patch\n*** Update File: app.py\n@@ def other():\n-    pass\n+    return 2\n*** End Patch";
+    let env = patch_with(deleting(), &p, one);
+    env.assert_status("success");
+    assert!(p.read_string("app.py").ends_with("    return 2\n"));
+    // A dry run of the whole patch shows every file and changes nothing.
+    let before = p.tree();
+    let request = json!({"name": "apply_patch", "arguments": {"input": FULL, "dry_run": true}});
+    let env = decode(&deleting().call(p.root(), &request.to_string()));
+    env.assert_status("partial");
+    assert_eq!(env.data().files.len(), 4);
+    assert_eq!(p.tree(), before);
+}
+
+#[test]
+fn a_crlf_file_takes_an_lf_patch_and_stays_crlf() {
+    let p = Project::new();
+    p.write("w.txt", "one\r\ntwo\r\nthree\r\n");
+    let env = patch_with(
+        deleting(),
+        &p,
+        "*** Begin Patch\n*** Update File: w.txt\n@@\n one\n-two\n+2\n three\n*** End Patch",
+    );
+    env.assert_status("success");
+    assert_eq!(p.read_string("w.txt"), "one\r\n2\r\nthree\r\n");
+}
