@@ -44,12 +44,18 @@ console.log(env.status, '-', env.text);
 process.stdout.write(env.data.diff_preview);
 if (env.data.operation !== 'update') process.exit(1);
 
+// The typed edit: one place replaced, the file's format kept
+// (docs/contract.md#edit).
+env = tool.edit('hello/from-node.txt', [{ oldText: 'updated', newText: 'edited', replaceAll: false }], false);
+console.log(env.status, '-', env.text);
+if (env.status !== 'success' || env.data.edits[0].tolerance !== 'exact') process.exit(1);
+
 env = JSON.parse(tool.call(JSON.stringify({ path: '../outside.txt', content: 'x' })));
 console.log(env.status, '-', env.error.code, env.error.message);
 if (env.error.code !== 'ACCESS_DENIED') process.exit(1);
 
 if (journal) {
-  // The latest change, the update, taken back.
+  // The latest change, the edit, taken back.
   env = tool.revert('', false);
   console.log(env.status, '-', env.text);
   if (env.status !== 'success') process.exit(1);

@@ -72,13 +72,22 @@ def main(wasm_path, root, journal=None):
     print(env["data"]["diff_preview"], end="")
     assert env["data"]["operation"] == "update", env
 
+    # An edit, in the shape models are trained on: one place replaced, the
+    # file's format kept (`docs/contract.md#edit`).
+    env = tool.call({"name": "Edit", "arguments": {
+        "file_path": "hello/from-python.txt", "old_string": "updated", "new_string": "edited"}})
+    print(env["status"], "-", env["text"])
+    assert env["data"]["edits"] == [{"tolerance": "exact", "lines": [1]}], env
+    with open(f"{root}/hello/from-python.txt") as f:
+        assert f.read() == "edited\n"
+
     env = tool.call({"path": "../outside.txt", "content": "x"})
     print(env["status"], "-", env["error"]["code"], env["error"]["message"])
     assert env["error"]["code"] == "ACCESS_DENIED", env
 
     if not journal:
         return
-    # The latest change, the update, taken back.
+    # The latest change, the edit, taken back.
     env = tool.revert()
     print(env.status, "-", env.text)
     assert env.status == "success", env.text

@@ -21,9 +21,10 @@ fn python_example_under_wasmtime_py() {
         stdout.contains("-written by wasmtime-py\n+updated\n"),
         "{stdout}"
     );
+    assert!(stdout.contains("Edited 'hello/from-python.txt'"), "{stdout}");
     assert_eq!(
         fs::read_to_string(root.path().join("hello/from-python.txt")).expect("read"),
-        "updated\n"
+        "edited\n"
     );
     assert!(!root.beside("outside.txt"));
 }
@@ -45,20 +46,20 @@ fn python_example_reverts_with_a_journal_granted_under_wasmtime_py() {
         &String::from_utf8_lossy(&output.stdout),
         root.path(),
         "from-python.txt",
-        "written by wasmtime-py\n",
+        "updated\n",
     );
     assert!(journal.path().join("log").is_file());
 }
 
-/// What the examples print and leave when they revert: the update undone,
+/// What the examples print and leave when they revert: the edit undone,
 /// the two files of the group written and removed again.
 fn assert_reverted(stdout: &str, root: &Path, name: &str, first: &str) {
-    assert!(stdout.contains("Reverted c2 (c3)."), "{stdout}");
+    assert!(stdout.contains("Reverted c3 (c4)."), "{stdout}");
     assert!(
-        stdout.contains("Wrote 2 of 2 files as one change (c4)."),
+        stdout.contains("Wrote 2 of 2 files as one change (c5)."),
         "{stdout}"
     );
-    assert!(stdout.contains("Reverted c4 (c5)."), "{stdout}");
+    assert!(stdout.contains("Reverted c5 (c6)."), "{stdout}");
     assert_eq!(
         fs::read_to_string(root.join("hello").join(name)).expect("read"),
         first
@@ -122,9 +123,10 @@ fn node_example_under_jco_and_preview2_shim() {
         .current_dir(dir));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("-written by jco\n+updated\n"), "{stdout}");
+    assert!(stdout.contains("Edited 'hello/from-node.txt'"), "{stdout}");
     assert_eq!(
         fs::read_to_string(root.path().join("hello/from-node.txt")).expect("read"),
-        "updated\n"
+        "edited\n"
     );
     let names: Vec<_> = fs::read_dir(root.path().join("hello"))
         .expect("list")
@@ -148,7 +150,7 @@ fn node_example_reverts_with_a_journal_granted_under_jco() {
         &String::from_utf8_lossy(&output.stdout),
         root.path(),
         "from-node.txt",
-        "written by jco\n",
+        "updated\n",
     );
     assert!(journal.path().join("log").is_file());
 }

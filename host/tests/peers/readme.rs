@@ -316,7 +316,7 @@ fn the_python_example_readme_runs_as_written() {
     let output = sandbox.sh(&sh.text);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("+updated"), "{stdout}");
-    assert!(stdout.contains("Reverted c4 (c5)."), "{stdout}");
+    assert!(stdout.contains("Reverted c5 (c6)."), "{stdout}");
     // The snippet, with the virtualenv the commands above made.
     let snippet = format!(
         "{}\nprint(envelope.text)\n",
@@ -346,7 +346,7 @@ fn the_node_example_readme_runs_as_written() {
     let output = sandbox.sh(&sh.text);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("+updated"), "{stdout}");
-    assert!(stdout.contains("Reverted c4 (c5)."), "{stdout}");
+    assert!(stdout.contains("Reverted c5 (c6)."), "{stdout}");
     let dir = sandbox.cwd.join("examples/node");
     assert_eq!(
         fs::read(dir.join("package-lock.json")).expect("lock"),
