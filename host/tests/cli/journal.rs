@@ -182,3 +182,49 @@ fn no_model_revert_refuses_calls_but_not_the_undo_command() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(p.read("a.txt"), None);
 }
+
+/// `edit` and `patch` as scripts drive them (`docs/contract.md#cli`): the
+/// flags' edit and the JSON array's, a patch on stdin, exit codes, undo.
+#[test]
+fn edit_and_patch_from_the_command_line() {
+    let p = Project::new();
+    p.write("a.txt", "one\ntwo\nthree\n");
+    let out = p.run(&["edit", "a.txt", "--old", "two", "--new", "2"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(envelope(&out)["data"]["edits"][0]["lines"][0], 2);
+    assert_eq!(p.read("a.txt").as_deref(), Some("one\n2\nthree\n"));
+    // An edit that does not apply: the error envelope, exit 1, no change.
+    let out = p.run(&["edit", "a.txt", "--old", "four", "--new", "4"], b"");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(envelope(&out)["error"]["code"], "INVALID_PARAM");
+    assert_eq!(p.read("a.txt").as_deref(), Some("one\n2\nthree\n"));
+    let edits = br#"[{"old_string": "one", "new_string": "1"}, {"old_string": "three", "new_string": "3"}]"#;
+    let out = p.run(&["edit", "a.txt", "--edits-json"], edits);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(p.read("a.txt").as_deref(), Some("1\n2\n3\n"));
+    let patch = b"*** Begin Patch\n*** Update File: a.txt\n@@\n 1\n-2\n+two\n*** Add File: b.txt\n+b\n*** End Patch\n";
+    let out = p.run(&["patch"], patch);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let patch_id = envelope(&out)["data"]["change_id"]
+        .as_str()
+        .expect("recorded")
+        .to_owned();
+    assert_eq!(p.read("a.txt").as_deref(), Some("1\ntwo\n3\n"));
+    assert_eq!(p.read("b.txt").as_deref(), Some("b\n"));
+    // A delete is refused until the flag allows it.
+    let delete = b"*** Begin Patch\n*** Delete File: b.txt\n*** End Patch\n";
+    let out = p.run(&["patch"], delete);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(p.read("b.txt").as_deref(), Some("b\n"));
+    let out = p.run(&["--allow-delete", "patch"], delete);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(p.read("b.txt"), None);
+    // Undo takes the delete back, then the patch, as one change each.
+    let out = p.run(&["undo"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(p.read("b.txt").as_deref(), Some("b\n"));
+    let out = p.run(&["undo", &patch_id], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(p.read("a.txt").as_deref(), Some("1\n2\n3\n"));
+    assert_eq!(p.read("b.txt"), None);
+}

@@ -21,7 +21,10 @@ fn python_example_under_wasmtime_py() {
         stdout.contains("-written by wasmtime-py\n+updated\n"),
         "{stdout}"
     );
-    assert!(stdout.contains("Edited 'hello/from-python.txt'"), "{stdout}");
+    assert!(
+        stdout.contains("Edited 'hello/from-python.txt'"),
+        "{stdout}"
+    );
     assert_eq!(
         fs::read_to_string(root.path().join("hello/from-python.txt")).expect("read"),
         "edited\n"
