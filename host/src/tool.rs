@@ -193,40 +193,38 @@ impl WriteTool {
 
     /// Write `content` to `path` through the typed interface.
     pub fn write(&self, root: &Root, path: &str, content: &str, dry_run: bool) -> Typed {
-        let start = Instant::now();
-        let snapshot = ModeSnapshot::take(root, path);
-        let sweep = self.sweeps.needed(root.path(), path);
-        let result = self.invoke(root, sweep, None, Caller::Model, |guest, store| {
-            guest.call_write(store, path, content, dry_run)
-        });
-        match result {
-            Ok(envelope) => {
-                self.after_call(root, Some(path), snapshot, sweep, (&envelope).into());
-                envelope
-            }
-            Err(failure) => {
-                self.after_failure(root, Some(path));
-                Envelope::error(
-                    ErrorCode::ExecutionError,
-                    failure.message(&self.options),
-                    elapsed_ms(start),
-                    echo::typed(path, content, dry_run),
-                    None,
-                )
-                .into()
-            }
-        }
+        self.typed(
+            root,
+            path,
+            || echo::typed(path, content, dry_run),
+            |guest, store| guest.call_write(store, path, content, dry_run),
+        )
     }
 
     /// Edit the file at `path` through the typed interface (`edit`).
     pub fn edit(&self, root: &Root, path: &str, edits: &[TextEdit], dry_run: bool) -> Typed {
+        self.typed(
+            root,
+            path,
+            || serde_json::json!({"path": path, "dry_run": dry_run}),
+            |guest, store| guest.call_edit(store, path, edits, dry_run),
+        )
+    }
+
+    /// A typed call that changes the file at `path`: its mode kept, its
+    /// directory's sweep remembered; a guest that died answers with an
+    /// `EXECUTION_ERROR` envelope echoing `echo()`.
+    fn typed(
+        &self,
+        root: &Root,
+        path: &str,
+        echo: impl FnOnce() -> serde_json::Value,
+        f: impl FnOnce(&Guest, &mut Store<HostState>) -> wasmtime::Result<Typed>,
+    ) -> Typed {
         let start = Instant::now();
         let snapshot = ModeSnapshot::take(root, path);
         let sweep = self.sweeps.needed(root.path(), path);
-        let result = self.invoke(root, sweep, None, Caller::Model, |guest, store| {
-            guest.call_edit(store, path, edits, dry_run)
-        });
-        match result {
+        match self.invoke(root, sweep, None, Caller::Model, f) {
             Ok(envelope) => {
                 self.after_call(root, Some(path), snapshot, sweep, (&envelope).into());
                 envelope
@@ -237,7 +235,7 @@ impl WriteTool {
                     ErrorCode::ExecutionError,
                     failure.message(&self.options),
                     elapsed_ms(start),
-                    serde_json::json!({"path": path, "dry_run": dry_run}),
+                    echo(),
                     None,
                 )
                 .into()

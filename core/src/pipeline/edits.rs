@@ -39,13 +39,7 @@ pub(super) fn apply(
     display: &str,
     config: &Config,
 ) -> Result<Edited, ToolError> {
-    if plan.old_not_text {
-        return Err(ToolError::invalid_param(format!(
-            "File '{display}' is not text in any encoding the tool knows, so it cannot be \
-             edited. Nothing was written."
-        )));
-    }
-    let deadline = Instant::now() + config.diff.timeout;
+    let deadline = text_of(plan, display, config)?;
     edit::apply(&plan.old_text, edits, deadline)
         .map_err(|e| ToolError::invalid_param(e.message(display, edits.len())))
 }
@@ -58,15 +52,21 @@ pub(super) fn apply_hunks(
     display: &str,
     config: &Config,
 ) -> Result<Edited, ToolError> {
-    if plan.old_not_text {
-        return Err(ToolError::invalid_param(format!(
-            "File '{display}' is not text in any encoding the tool knows, so a patch cannot \
-             change it. Nothing was written."
-        )));
-    }
-    let deadline = Instant::now() + config.diff.timeout;
+    let deadline = text_of(plan, display, config)?;
     patch::apply_hunks(&plan.old_text, hunks, deadline)
         .map_err(|e| ToolError::invalid_param(e.message(display, hunks.len())))
+}
+
+/// The old file must be text to be edited; the search for a closest
+/// region then has the diff's deadline.
+fn text_of(plan: &Plan<'_>, display: &str, config: &Config) -> Result<Instant, ToolError> {
+    if plan.old_not_text {
+        return Err(ToolError::invalid_param(format!(
+            "File '{display}' is not text in any encoding the tool knows, so it cannot be \
+             edited. Nothing was written."
+        )));
+    }
+    Ok(Instant::now() + config.diff.timeout)
 }
 
 /// The `params_input` echo of a typed edit.

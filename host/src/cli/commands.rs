@@ -71,38 +71,41 @@ pub(crate) fn edit(
     limit: usize,
     pretty: bool,
 ) -> anyhow::Result<u8> {
-    let edits = match single {
-        Some((old, new, replace_all)) => Ok(json!([
+    let started = std::time::Instant::now();
+    let edit = |edits: serde_json::Value| {
+        let arguments = json!({"file_path": path, "edits": edits, "dry_run": dry_run});
+        tool.call(
+            root,
+            &json!({"name": "Edit", "arguments": arguments}).to_string(),
+        )
+    };
+    let envelope = match single {
+        Some((old, new, replace_all)) => edit(json!([
             {"old_string": old, "new_string": new, "replace_all": replace_all}
         ])),
-        None => match input::request(&mut io::stdin().lock(), limit, false)? {
-            Some(Request::Complete(bytes)) => {
-                match serde_json::from_slice::<serde_json::Value>(&bytes) {
-                    Ok(edits @ serde_json::Value::Array(_)) => Ok(edits),
-                    _ => Err(invalid_request(
-                        "edit --edits-json reads a JSON array of edits on stdin: \
-                         [{\"old_string\": …, \"new_string\": …}, …].",
-                    )),
-                }
-            }
-            Some(Request::TooLong(limit)) => Err(invalid_request(&request_too_long(limit))),
-            None => Err(invalid_request(
-                "edit --edits-json read nothing on stdin: give a JSON array of edits.",
-            )),
-        },
+        None => from_stdin(
+            limit,
+            "edit --edits-json read nothing on stdin: give a JSON array of edits.",
+            |bytes| match serde_json::from_slice::<serde_json::Value>(&bytes) {
+                Ok(edits @ serde_json::Value::Array(_)) => Ok(edit(edits)),
+                _ => Err("edit --edits-json reads a JSON array of edits on stdin: \
+                          [{\"old_string\": …, \"new_string\": …}, …]."),
+            },
+        )?,
     };
-    let started = std::time::Instant::now();
-    let envelope = match edits {
-        Ok(edits) => {
-            let arguments = json!({"file_path": path, "edits": edits, "dry_run": dry_run});
-            let arguments = json!({"name": "Edit", "arguments": arguments}).to_string();
-            tool.call(root, &arguments)
-        }
-        Err(envelope) => envelope,
-    };
-    write_tool::log::call("edit", &envelope, started);
-    emit(&mut io::stdout(), &envelope, pretty)?;
-    Ok(exit_code(&envelope))
+    logged(&envelope, "edit", started, pretty)
+}
+
+/// Log the call, print its envelope and say the exit code.
+fn logged(
+    envelope: &str,
+    surface: &'static str,
+    started: std::time::Instant,
+    pretty: bool,
+) -> anyhow::Result<u8> {
+    write_tool::log::call(surface, envelope, started);
+    emit(&mut io::stdout(), envelope, pretty)?;
+    Ok(exit_code(envelope))
 }
 
 /// `write-tool patch`: the patch on stdin.
@@ -114,23 +117,19 @@ pub(crate) fn patch(
     pretty: bool,
 ) -> anyhow::Result<u8> {
     let started = std::time::Instant::now();
-    let envelope = match input::request(&mut io::stdin().lock(), limit, false)? {
-        Some(Request::Complete(bytes)) => match String::from_utf8(bytes) {
+    let envelope = from_stdin(
+        limit,
+        "patch read nothing on stdin: give the patch ('*** Begin Patch' … '*** End Patch').",
+        |bytes| match String::from_utf8(bytes) {
             Ok(patch) => {
                 let arguments = json!({"input": patch, "dry_run": dry_run});
                 let request = json!({"name": "apply_patch", "arguments": arguments});
-                tool.call(root, &request.to_string())
+                Ok(tool.call(root, &request.to_string()))
             }
-            Err(_) => invalid_request("patch reads the patch as UTF-8 text on stdin."),
+            Err(_) => Err("patch reads the patch as UTF-8 text on stdin."),
         },
-        Some(Request::TooLong(limit)) => invalid_request(&request_too_long(limit)),
-        None => invalid_request(
-            "patch read nothing on stdin: give the patch ('*** Begin Patch' … '*** End Patch').",
-        ),
-    };
-    write_tool::log::call("patch", &envelope, started);
-    emit(&mut io::stdout(), &envelope, pretty)?;
-    Ok(exit_code(&envelope))
+    )?;
+    logged(&envelope, "patch", started, pretty)
 }
 
 /// `write-tool call`: one request, all of stdin.
@@ -280,23 +279,39 @@ pub(crate) fn write_many(
     limit: usize,
     pretty: bool,
 ) -> anyhow::Result<u8> {
-    let envelope = match input::request(&mut io::stdin().lock(), limit, false)? {
-        Some(Request::Complete(bytes)) => match serde_json::from_slice::<serde_json::Value>(&bytes)
-        {
-            Ok(writes @ serde_json::Value::Array(_)) => tool.call(
+    let envelope = from_stdin(
+        limit,
+        "write-many read nothing on stdin: give a JSON array of writes.",
+        |bytes| match serde_json::from_slice::<serde_json::Value>(&bytes) {
+            Ok(writes @ serde_json::Value::Array(_)) => Ok(tool.call(
                 root,
                 &json!({ "writes": writes, "dry_run": dry_run }).to_string(),
-            ),
-            _ => invalid_request(
+            )),
+            _ => Err(
                 "write-many reads a JSON array of write arguments on stdin: \
-                 [{\"path\": …, \"content\": …}, …].",
+                      [{\"path\": …, \"content\": …}, …].",
             ),
         },
-        Some(Request::TooLong(limit)) => invalid_request(&request_too_long(limit)),
-        None => invalid_request("write-many read nothing on stdin: give a JSON array of writes."),
-    };
+    )?;
     emit(&mut io::stdout(), &envelope, pretty)?;
     Ok(exit_code(&envelope))
+}
+
+/// The envelope of a request made from all of stdin by `make`, which says
+/// why the bytes are no such request when they are not; `empty` is the
+/// message when stdin held nothing.
+fn from_stdin(
+    limit: usize,
+    empty: &str,
+    make: impl FnOnce(Vec<u8>) -> Result<String, &'static str>,
+) -> anyhow::Result<String> {
+    Ok(
+        match input::request(&mut io::stdin().lock(), limit, false)? {
+            Some(Request::Complete(bytes)) => make(bytes).unwrap_or_else(invalid_request),
+            Some(Request::TooLong(limit)) => invalid_request(&request_too_long(limit)),
+            None => invalid_request(empty),
+        },
+    )
 }
 
 /// `write-tool undo [ID | --to NAME]`.

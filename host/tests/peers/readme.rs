@@ -263,10 +263,7 @@ fn the_main_readme_runs_as_written() {
     assert_eq!(sandbox.demo_file("b.txt"), "2\n");
     // The journal's walk-through: back to the checkpoint.
     assert_eq!(sandbox.demo_file("notes.txt"), "first draft");
-    assert!(
-        !sandbox.demo.join("lib/a.rs").exists(),
-        "write-many undone"
-    );
+    assert!(!sandbox.demo.join("lib/a.rs").exists(), "write-many undone");
     // The edits and the patch: the file's CRLF kept throughout.
     assert_eq!(
         sandbox.demo_file("app.py"),
