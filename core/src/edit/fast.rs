@@ -31,6 +31,13 @@ pub(super) fn all_at_once(text: &str, edits: &[Edit]) -> Option<Edited> {
     {
         return None;
     }
+    // The check that no replacement makes a later old text appear anew
+    // looks at every pair of edits: past this many bytes the sequential
+    // path (bounded by the host's time limit) is no slower.
+    let bytes: usize = edits.iter().map(|e| e.old.len() + e.new.len()).sum();
+    if bytes.saturating_mul(edits.len()) > PAIR_BUDGET {
+        return None;
+    }
     let places = find(text, edits)?;
     let longest = edits.iter().map(|e| e.old.len()).max()?;
     let mut order: Vec<usize> = (0..edits.len()).collect();
@@ -42,7 +49,7 @@ pub(super) fn all_at_once(text: &str, edits: &[Edit]) -> Option<Edited> {
             return None;
         }
     }
-    if makes_anew(text, edits, &places, longest) {
+    if makes_anew(text, edits, &places) {
         return None;
     }
     let grown: usize = edits.iter().map(|e| e.new.len()).sum();
@@ -72,6 +79,9 @@ pub(super) fn all_at_once(text: &str, edits: &[Edit]) -> Option<Edited> {
         .collect();
     Some(Edited { text: out, matches })
 }
+
+/// Most bytes the pairwise check of [`makes_anew`] may look at.
+const PAIR_BUDGET: usize = 64 << 20;
 
 /// Edits by the last bytes of their old text's first line.
 type Heads<'a> = HashMap<&'a [u8], Vec<usize>>;
@@ -155,25 +165,34 @@ fn find(text: &str, edits: &[Edit]) -> Option<Vec<Place>> {
 
 /// Whether a replacement puts a later edit's old text where the file did
 /// not have it (the sequential path would then see it twice).
-fn makes_anew(text: &str, edits: &[Edit], places: &[Place], longest: usize) -> bool {
+fn makes_anew(text: &str, edits: &[Edit], places: &[Place]) -> bool {
     let bytes = text.as_bytes();
     (0..edits.len()).any(|j| {
         let (start, end) = (places[j].start, places[j].start + edits[j].old.len());
-        let before = &bytes[start.saturating_sub(longest - 1)..start];
-        let after = &bytes[end..(end + longest - 1).min(bytes.len())];
-        let mut window = Vec::with_capacity(before.len() + edits[j].new.len() + after.len());
-        window.extend_from_slice(before);
-        window.extend_from_slice(edits[j].new.as_bytes());
-        window.extend_from_slice(after);
-        let new = before.len()..before.len() + edits[j].new.len();
+        let new = edits[j].new.as_bytes();
         edits[j + 1..].iter().any(|e| {
+            // The replacement with as much of the file around it as the
+            // old text could reach over.
             let old = e.old.as_bytes();
-            // Every occurrence, overlapping ones too.
-            (0..window.len()).any(|at| {
-                window[at..].starts_with(old)
-                    && at < new.end.max(new.start + 1)
-                    && at + old.len() > new.start
-            })
+            let reach = old.len() - 1;
+            let before = &bytes[start.saturating_sub(reach)..start];
+            let after = &bytes[end..(end + reach).min(bytes.len())];
+            let mut window = Vec::with_capacity(before.len() + new.len() + after.len());
+            window.extend_from_slice(before);
+            window.extend_from_slice(new);
+            window.extend_from_slice(after);
+            let finder = memchr::memmem::Finder::new(old);
+            // Every occurrence, overlapping ones too: each touches the
+            // replacement, or it would lie in the file as it was.
+            let mut from = 0;
+            while let Some(at) = finder.find(&window[from..]) {
+                let at = from + at;
+                if at < before.len() + new.len().max(1) && at + old.len() > before.len() {
+                    return true;
+                }
+                from = at + 1;
+            }
+            false
         })
     })
 }

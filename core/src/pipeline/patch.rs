@@ -172,7 +172,8 @@ fn removal<'r>(
     target.check_writable(false, config)?;
     if target.resolved.kind != TargetKind::File {
         return Err(ToolError::invalid_param(format!(
-            "File '{}' does not exist, so it cannot be removed. Nothing was written.",
+            "'{}' is not a file (it does not exist, or is a directory), so the patch cannot \
+             remove it. Nothing was written.",
             target.display
         )));
     }
