@@ -72,8 +72,10 @@ impl Calls {
             .map_err(|_| CallError::ShuttingDown)?;
         let tool = Arc::clone(&self.tool);
         let surface = self.surface;
+        let in_flight = crate::metrics::InFlight::start(surface);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
+            let _in_flight = in_flight;
             let started = std::time::Instant::now();
             let answer = match cancel {
                 Some(cancel) => tool.call_cancellable(&root, request.as_ref(), &cancel),

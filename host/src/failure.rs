@@ -5,6 +5,9 @@ use wasmtime::Trap;
 use crate::Options;
 use crate::state::HostState;
 
+/// How the message of a call stopped by the time limit begins.
+pub(crate) const TIMEOUT_MESSAGE: &str = "Execution stopped: the call exceeded its time limit";
+
 /// Why the guest did not answer, and whether it had passed its commit
 /// point (`docs/contract.md#cancellation`) when it stopped.
 #[derive(Debug)]
@@ -43,10 +46,7 @@ impl Failure {
     /// The envelope's message.
     pub(crate) fn message(&self, options: &Options) -> String {
         let why = match &self.cause {
-            Cause::Timeout => format!(
-                "Execution stopped: the call exceeded its time limit of {} ms.",
-                options.timeout.as_millis()
-            ),
+            Cause::Timeout => format!("{TIMEOUT_MESSAGE} of {} ms.", options.timeout.as_millis()),
             Cause::Memory => format!(
                 "Execution stopped: the call exceeded its memory limit of {} bytes.",
                 options.memory_limit_bytes

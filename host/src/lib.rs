@@ -61,6 +61,7 @@ mod failure;
 mod journal;
 pub mod log;
 pub mod mcp;
+pub mod metrics;
 mod options;
 mod outcome;
 mod sandbox;

@@ -4,7 +4,8 @@
 //! target `write_tool::call` at level `info`; the CLI installs a subscriber
 //! that shows them when `RUST_LOG` asks (`RUST_LOG=write_tool=info`), as
 //! text or, with `--log-format json`, as one JSON object per line. With
-//! nothing asked, the envelope is not even read again.
+//! nothing asked (and no metrics, `crate::metrics`), the envelope is not
+//! even read again.
 
 use std::time::Instant;
 
@@ -16,7 +17,8 @@ pub const TARGET: &str = "write_tool::call";
 /// Record one call on `surface` (`call`, `serve`, `ws`, `mcp`, `write`, …)
 /// that answered with the envelope `json`, started at `started`.
 pub fn call(surface: &'static str, json: &str, started: Instant) {
-    if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
+    let logging = tracing::enabled!(target: TARGET, tracing::Level::INFO);
+    if !logging && !crate::metrics::enabled() {
         return;
     }
     let ms = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX) as f64 / 1000.0;
@@ -24,6 +26,10 @@ pub fn call(surface: &'static str, json: &str, started: Instant) {
         tracing::info!(target: TARGET, surface, status = "unreadable", ms);
         return;
     };
+    crate::metrics::record(surface, &envelope, started);
+    if !logging {
+        return;
+    }
     let status = match envelope.status {
         Status::Success => "success",
         Status::Partial => "partial",

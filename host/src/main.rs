@@ -115,10 +115,14 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             ws_origin,
             ws_handshake_timeout_ms,
             ws_idle_timeout_ms,
+            metrics,
             ..
         } => match ws {
             None => commands::serve(&tool, &root, limit),
             Some(addrs) => {
+                if metrics {
+                    write_tool::metrics::enable();
+                }
                 let options = write_tool::ws::WsOptions {
                     max_message_bytes: limit,
                     allowed_origins: ws_origin,

@@ -30,7 +30,9 @@
 //! soon as it listens: the root was opened and the component compiled
 //! before the port was bound. A probe's head must arrive in its first
 //! segment, as probes send it (kubelet, curl); anything else goes to the
-//! WebSocket handshake, which refuses what is not one.
+//! WebSocket handshake, which refuses what is not one. With metrics on
+//! (`--metrics`, `crate::metrics`), `GET /metrics` is answered the same way
+//! with the Prometheus text.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,7 +132,7 @@ impl Shared {
     async fn connection(self: Arc<Self>, mut stream: TcpStream) {
         let probe = tokio::time::timeout(self.options.handshake_timeout, probe(&stream)).await;
         match probe {
-            Ok(Some(head)) => return answer_probe(&mut stream, head).await,
+            Ok(Some((head, what))) => return answer_probe(&mut stream, head, what).await,
             Ok(None) => {}
             // Nothing sent in time: the slot goes back.
             Err(_) => return,
@@ -200,7 +202,7 @@ impl Shared {
 /// health probe: `GET /healthz` or `GET /readyz` over HTTP/1.x, with no
 /// `Upgrade` header. Looked at without being read, so that anything else
 /// reaches the WebSocket handshake whole.
-async fn probe(stream: &TcpStream) -> Option<usize> {
+async fn probe(stream: &TcpStream) -> Option<(usize, Probe)> {
     let mut buf = [0u8; 2048];
     let n = stream.peek(&mut buf).await.ok()?;
     let head = &buf[..n];
@@ -210,26 +212,48 @@ async fn probe(stream: &TcpStream) -> Option<usize> {
     let mut request = lines.next()?.split(' ');
     let (method, target, version) = (request.next()?, request.next()?, request.next()?);
     let path = target.split('?').next()?;
-    let is_probe = method == "GET"
-        && matches!(version, "HTTP/1.0" | "HTTP/1.1")
-        && request.next().is_none()
-        && matches!(path, "/healthz" | "/readyz");
+    let what = match path {
+        "/healthz" | "/readyz" => Probe::Health,
+        "/metrics" if crate::metrics::enabled() => Probe::Metrics,
+        _ => return None,
+    };
+    let is_probe =
+        method == "GET" && matches!(version, "HTTP/1.0" | "HTTP/1.1") && request.next().is_none();
     let upgrade = lines.any(|line| {
         line.split_once(':')
             .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("upgrade"))
     });
-    (is_probe && !upgrade).then_some(end)
+    (is_probe && !upgrade).then_some((end, what))
+}
+
+/// What a plain HTTP request on the port asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    /// `/healthz`, `/readyz`.
+    Health,
+    /// `/metrics`, when the host turned them on.
+    Metrics,
 }
 
 /// Read the probe's head and answer it; the connection then closes.
-async fn answer_probe(stream: &mut TcpStream, head: usize) {
+async fn answer_probe(stream: &mut TcpStream, head: usize, what: Probe) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut request = vec![0u8; head];
     if stream.read_exact(&mut request).await.is_err() {
         return;
     }
-    let response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\n\
-        Content-Length: 3\r\nCache-Control: no-store\r\nConnection: close\r\n\r\nok\n";
+    let (kind, body) = match what {
+        Probe::Health => ("text/plain; charset=utf-8", "ok\n".to_owned()),
+        Probe::Metrics => (
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            crate::metrics::render().unwrap_or_default(),
+        ),
+    };
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
+         Cache-Control: no-store\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
     let _ = stream.write_all(response.as_bytes()).await;
     let _ = stream.shutdown().await;
 }

@@ -271,6 +271,11 @@ pub(crate) enum Command {
         #[arg(long, value_name = "MS", default_value_t = 300_000, requires = "ws",
               value_parser = clap::value_parser!(u64).range(1..))]
         ws_idle_timeout_ms: u64,
+        /// Answer GET /metrics on the --ws port with Prometheus metrics of
+        /// the calls (by surface, status and code; bytes; latency; in
+        /// flight; timeouts).
+        #[arg(long, requires = "ws")]
+        metrics: bool,
     },
     /// Serve the tool over the Model Context Protocol on stdin/stdout
     /// (tools `Write` and `write_file`). Without --root, the client's roots

@@ -35,6 +35,11 @@ struct WsServer {
 
 impl WsServer {
     fn start(listen: &str) -> WsServer {
+        WsServer::start_with(listen, &[])
+    }
+
+    /// `serve --ws LISTEN` with more flags.
+    fn start_with(listen: &str, flags: &[&str]) -> WsServer {
         use std::io::{BufRead, BufReader};
         use std::process::Stdio;
 
@@ -44,6 +49,7 @@ impl WsServer {
             .arg("--root")
             .arg(root.path())
             .args(["serve", "--ws", listen])
+            .args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -95,20 +101,8 @@ fn ws_listens_on_a_host_name_that_resolves_to_loopback() {
 /// WebSocket handshake, which refuses it.
 #[test]
 fn ws_answers_health_probes_on_its_port() {
-    use std::io::{Read, Write};
-    use std::net::TcpStream;
-
     let server = WsServer::start("127.0.0.1:0");
-    let ask = |request: &str| -> String {
-        let mut stream = TcpStream::connect(server.addr()).expect("connect");
-        stream
-            .set_read_timeout(Some(std::time::Duration::from_secs(20)))
-            .expect("timeout");
-        stream.write_all(request.as_bytes()).expect("send");
-        let mut answer = String::new();
-        let _ = stream.read_to_string(&mut answer);
-        answer
-    };
+    let ask = |request: &str| http(server.addr(), request);
     let healthz = ask("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
     let readyz = ask("GET /readyz?verbose HTTP/1.0\r\n\r\n");
     let other = ask("GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
@@ -119,6 +113,71 @@ fn ws_answers_health_probes_on_its_port() {
     }
     for answer in [&other, &upgrade] {
         assert!(!answer.starts_with("HTTP/1.1 200"), "{answer:?}");
+    }
+}
+
+/// One plain HTTP request to `addr`, and what came back before the server
+/// closed the connection.
+fn http(addr: &str, request: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .expect("timeout");
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// `serve --ws --metrics` (`docs/contract.md#metrics`): after known calls
+/// over WebSocket, `GET /metrics` counts them by status and code, with the
+/// bytes written, their latencies and none in flight.
+#[test]
+fn ws_serves_metrics_of_known_calls_when_asked() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let server = WsServer::start_with("127.0.0.1:0", &["--metrics"]);
+    let requests = [
+        r#"{"path": "a.txt", "content": "hello\n"}"#,
+        r#"{"path": "a.txt", "content": "hello\n"}"#,
+        r#"{"path": "../x.txt", "content": "x"}"#,
+        r#"{"file_path": "a.txt", "old_string": "hello", "new_string": "howdy"}"#,
+    ];
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let url = format!("ws://{}", server.addr());
+        let (mut ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("connect");
+        for request in requests {
+            ws.send(Message::text(request)).await.expect("send");
+            let answer = ws.next().await.expect("an answer").expect("a message");
+            assert!(answer.is_text(), "{answer:?}");
+        }
+    });
+    let metrics = http(
+        server.addr(),
+        "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    );
+    assert!(metrics.starts_with("HTTP/1.1 200 OK\r\n"), "{metrics}");
+    assert!(
+        metrics.contains("Content-Type: application/openmetrics-text"),
+        "{metrics}"
+    );
+    for line in [
+        r#"write_tool_calls_total{surface="ws",status="success",code=""} 3"#,
+        r#"write_tool_calls_total{surface="ws",status="error",code="ACCESS_DENIED"} 1"#,
+        r#"write_tool_bytes_written_total{surface="ws"} 12"#,
+        r#"write_tool_call_duration_seconds_count{surface="ws"} 4"#,
+        r#"write_tool_calls_in_flight{surface="ws"} 0"#,
+        "# EOF",
+    ] {
+        assert!(metrics.contains(line), "{line} in:\n{metrics}");
     }
 }
 
