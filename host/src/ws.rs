@@ -86,22 +86,49 @@ pub async fn serve(
     listener: TcpListener,
     options: WsOptions,
 ) -> std::io::Result<()> {
+    serve_until(tool, root, listener, options, std::future::pending()).await
+}
+
+/// Accept connections on `listener` until `shutdown` completes, then drain
+/// (`docs/contract.md#drain`): accept no more, let every call in flight
+/// finish and be answered, close each connection with 1001 ("going away")
+/// before it starts another, and return once all are closed.
+pub async fn serve_until(
+    tool: Arc<WriteTool>,
+    root: Arc<Root>,
+    listener: TcpListener,
+    options: WsOptions,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let (drain, draining) = tokio::sync::watch::channel(false);
     let shared = Arc::new(Shared {
         calls: Calls::new(tool, "ws"),
         root,
         options,
+        draining,
     });
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let mut pause = ACCEPT_PAUSE_MIN;
+    let mut connections = tokio::task::JoinSet::new();
+    tokio::pin!(shutdown);
     loop {
-        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
+        while connections.try_join_next().is_some() {}
+        let slot = tokio::select! {
+            () = &mut shutdown => break,
+            slot = Arc::clone(&slots).acquire_owned() => slot,
+        };
+        let Ok(slot) = slot else {
             unreachable!("the semaphore is never closed")
         };
-        match listener.accept().await {
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => accepted,
+        };
+        match accepted {
             Ok((stream, _)) => {
                 pause = ACCEPT_PAUSE_MIN;
                 let shared = Arc::clone(&shared);
-                tokio::spawn(async move {
+                connections.spawn(async move {
                     shared.connection(stream).await;
                     drop(slot);
                 });
@@ -114,6 +141,12 @@ pub async fn serve(
             }
         }
     }
+    drop(listener);
+    let _ = drain.send(true);
+    // Each call in flight ends within its time bound; a connection waiting
+    // for its handshake or a message closes at once.
+    while connections.join_next().await.is_some() {}
+    Ok(())
 }
 
 /// Connections served at once. Each holds at most one call in flight, and
@@ -126,10 +159,15 @@ struct Shared {
     calls: Calls,
     root: Arc<Root>,
     options: WsOptions,
+    /// Set when the server drains.
+    draining: tokio::sync::watch::Receiver<bool>,
 }
 
 impl Shared {
     async fn connection(self: Arc<Self>, mut stream: TcpStream) {
+        if *self.draining.borrow() {
+            return;
+        }
         let probe = tokio::time::timeout(self.options.handshake_timeout, probe(&stream)).await;
         match probe {
             Ok(Some((head, what))) => return answer_probe(&mut stream, head, what).await,
@@ -153,14 +191,23 @@ impl Shared {
             // A bad handshake, or none in time: the slot goes back.
             Ok(Err(_)) | Err(_) => return,
         };
+        let mut draining = self.draining.clone();
         loop {
-            let message = match tokio::time::timeout(self.options.idle_timeout, ws.next()).await {
+            let next = tokio::time::timeout(self.options.idle_timeout, ws.next());
+            // A request not yet read when the server drains is never
+            // started: the connection closes instead.
+            let next = tokio::select! {
+                biased;
+                _ = draining.wait_for(|d| *d) => Err("shutting down"),
+                next = next => next.map_err(|_| "idle"),
+            };
+            let message = match next {
                 Ok(Some(message)) => message,
                 Ok(None) => break,
-                Err(_) => {
+                Err(reason) => {
                     let frame = CloseFrame {
                         code: CloseCode::Away,
-                        reason: "idle".into(),
+                        reason: reason.into(),
                     };
                     let _ = ws.close(Some(frame)).await;
                     return;

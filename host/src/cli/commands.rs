@@ -4,7 +4,7 @@
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, bail};
 use serde_json::json;
@@ -149,29 +149,72 @@ pub(crate) fn call(
 /// `write-tool serve`: JSON lines on stdin and stdout.
 pub(crate) fn serve(tool: &WriteTool, root: &Root, limit: usize) -> anyhow::Result<u8> {
     input::widen_stdin_pipe();
+    let busy = Arc::new(Mutex::new(()));
+    drain_on_sigterm(Arc::clone(&busy))?;
     // Large requests arrive in large reads (stdin's own buffer is 8 KiB).
     let input = io::BufReader::with_capacity(1 << 20, io::stdin().lock());
-    serve_lines(tool, root, input, &mut io::stdout().lock(), limit)?;
+    serve_lines(tool, root, input, &mut io::stdout().lock(), limit, &busy)?;
     Ok(EXIT_OK)
 }
 
 /// JSON lines: one request per line in, one envelope per line out (never
 /// pretty). A blank line is skipped; a bad line is answered and the loop
 /// goes on; only end of input (or a broken stdin or stdout) ends it.
+/// `busy` is held from a request's start to its answer's last byte.
 fn serve_lines(
     tool: &WriteTool,
     root: &Root,
     mut input: impl BufRead,
     out: &mut impl Write,
     limit: usize,
+    busy: &Mutex<()>,
 ) -> anyhow::Result<()> {
     while let Some(request) = input::request(&mut input, limit, true)? {
         if matches!(&request, Request::Complete(line) if line.trim_ascii().is_empty()) {
             continue;
         }
+        let _call = busy
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         emit(out, &answer(tool, root, request, "serve"), false)?;
     }
     Ok(())
+}
+
+/// On SIGTERM, `serve` drains (`docs/contract.md#drain`): the call in
+/// flight, if any, finishes and is answered (its `busy` hold ends with its
+/// answer's last byte), no other starts, and the process exits 0.
+fn drain_on_sigterm(busy: Arc<Mutex<()>>) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the signal handler")?;
+    // Installed before the first request is read, so no SIGTERM finds the
+    // default action (an exit mid-call).
+    let mut term = {
+        let _entered = runtime.enter();
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .context("cannot handle SIGTERM")?
+    };
+    std::thread::spawn(move || {
+        runtime.block_on(term.recv());
+        let _drained = busy
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        std::process::exit(i32::from(EXIT_OK));
+    });
+    Ok(())
+}
+
+/// Completes when the process gets SIGTERM; never, if it cannot be
+/// handled.
+async fn sigterm() {
+    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(mut term) => {
+            term.recv().await;
+        }
+        Err(_) => std::future::pending().await,
+    }
 }
 
 /// One request's envelope. Input that is not UTF-8 cannot reach the guest
@@ -208,7 +251,7 @@ pub(crate) fn serve_ws(
             .local_addr()
             .with_context(|| format!("cannot listen on {name}"))?;
         eprintln!("write-tool: serving ws://{local}");
-        write_tool::ws::serve(Arc::new(tool), Arc::new(root), listener, options)
+        write_tool::ws::serve_until(Arc::new(tool), Arc::new(root), listener, options, sigterm())
             .await
             .context("WebSocket server failed")
     })?;

@@ -744,3 +744,67 @@ fn a_full_journal_refuses_the_write_and_changes_nothing() {
     assert_eq!(pending, 0, "no pending mark left");
     assert!(!log.with_file_name("lock").exists(), "the lock is released");
 }
+
+/// SIGTERM in the middle of hundreds of queued `serve` requests
+/// (`docs/contract.md#drain`): the call in flight is answered, none after
+/// it starts, the process exits 0, and the files are exactly those of the
+/// answered requests.
+#[test]
+fn serve_drains_on_sigterm_and_loses_nothing() {
+    const REQUESTS: usize = 400;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(bin_str())
+        .args(["--no-journal", "--root"])
+        .arg(dir.path())
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // Every request queued at once; the pipe takes what it can and the
+    // writer waits for the rest (or fails once the server is gone).
+    let writer = std::thread::spawn(move || {
+        for i in 0..REQUESTS {
+            let line = json!({"path": format!("d/{i}.txt"), "content": format!("{i}\n")});
+            if writeln!(stdin, "{line}").is_err() {
+                return;
+            }
+        }
+        // Held open: the server must stop for the signal, not for the end
+        // of its input.
+        std::thread::park();
+    });
+    let mut answers = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut answered = 0;
+    for line in answers.by_ref() {
+        let envelope: Value = serde_json::from_str(&line.expect("a line")).expect("an envelope");
+        assert_eq!(envelope["status"], "success", "{envelope}");
+        answered += 1;
+        if answered == 40 {
+            let status = Command::new("kill")
+                .args(["-TERM", &child.id().to_string()])
+                .status()
+                .expect("kill");
+            assert!(status.success());
+        }
+    }
+    let status = child.wait().expect("wait");
+    drop(writer);
+    assert_eq!(status.code(), Some(0), "drained, exit 0");
+    // The signal came with requests still queued: some were never started.
+    assert!((40..REQUESTS).contains(&answered), "{answered} answered");
+    for i in 0..REQUESTS {
+        let file = dir.path().join(format!("d/{i}.txt"));
+        if i < answered {
+            assert_eq!(
+                fs::read_to_string(&file).expect("answered"),
+                format!("{i}\n")
+            );
+        } else {
+            assert!(!file.exists(), "request {i} was not answered but wrote");
+        }
+    }
+    assert!(temp_files(dir.path()).is_empty());
+}

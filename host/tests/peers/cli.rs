@@ -554,3 +554,108 @@ fn mcp_cancellation_stops_a_call_before_its_commit_point() {
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
+
+/// SIGTERM while hundreds of WebSocket requests are queued on 16
+/// connections (`docs/contract.md#drain`): every request is answered with
+/// its envelope or never started, each connection is closed with 1001, the
+/// server exits 0, and the files are exactly those of the answered
+/// requests.
+#[test]
+fn ws_drains_on_sigterm_and_loses_nothing() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    const CONNECTIONS: usize = 16;
+    const EACH: usize = 25;
+    let mut server = WsServer::start_with("127.0.0.1:0", &["--no-journal"]);
+    let url = format!("ws://{}", server.addr());
+    let root = server._root.path().to_path_buf();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let pid = server.child.id().to_string();
+    let answered: Vec<usize> = runtime.block_on(async {
+        let (tick, mut ticks) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let mut clients = Vec::new();
+        for c in 0..CONNECTIONS {
+            let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+                .await
+                .expect("connect");
+            let tick = tick.clone();
+            clients.push(tokio::spawn(async move {
+                // Every request sent at once, answers read as they come.
+                for i in 0..EACH {
+                    let request = serde_json::json!({
+                        "path": format!("c{c}/{i}.txt"), "content": format!("{c}-{i}\n")
+                    });
+                    ws.send(Message::text(request.to_string()))
+                        .await
+                        .expect("send");
+                }
+                let mut answers = 0;
+                let mut closed_with = None;
+                while let Some(message) = ws.next().await {
+                    match message {
+                        Ok(Message::Text(text)) => {
+                            let envelope: serde_json::Value =
+                                serde_json::from_str(&text).expect("an envelope");
+                            assert_eq!(envelope["status"], "success", "{envelope}");
+                            answers += 1;
+                            let _ = tick.send(());
+                        }
+                        Ok(Message::Close(frame)) => {
+                            closed_with = frame.map(|f| u16::from(f.code));
+                        }
+                        Ok(_) => {}
+                        Err(_) => break,
+                    }
+                }
+                (answers, closed_with)
+            }));
+        }
+        drop(tick);
+        for _ in 0..40 {
+            ticks.recv().await.expect("answers before the signal");
+        }
+        let status = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let mut answered = Vec::new();
+        for client in clients {
+            let (answers, closed_with) = client.await.expect("client");
+            if answers < EACH {
+                assert_eq!(closed_with, Some(1001), "going away");
+            }
+            answered.push(answers);
+        }
+        answered
+    });
+    let status = server.child.wait().expect("wait");
+    assert_eq!(status.code(), Some(0), "drained, exit 0");
+    let total: usize = answered.iter().sum();
+    assert!(
+        (40..CONNECTIONS * EACH).contains(&total),
+        "{total} answered: {answered:?}"
+    );
+    for (c, &answers) in answered.iter().enumerate() {
+        for i in 0..EACH {
+            let file = root.join(format!("c{c}/{i}.txt"));
+            if i < answers {
+                assert_eq!(
+                    std::fs::read_to_string(&file).expect("answered"),
+                    format!("{c}-{i}\n")
+                );
+            } else {
+                assert!(
+                    !file.exists(),
+                    "c{c} request {i} was not answered but wrote"
+                );
+            }
+        }
+    }
+    assert!(write_tool_test_support::temp_files(&root).is_empty());
+}
