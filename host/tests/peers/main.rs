@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use write_tool_test_support::bin_str;
 
 mod cli;
+mod deploy;
 mod hosts;
 mod readme;
 mod servers;

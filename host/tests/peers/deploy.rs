@@ -1,0 +1,153 @@
+//! The sidecar image (`Containerfile`, `deploy/README.md`): the file parses
+//! as a container build, its stages say what the README says, and its
+//! command is one the binary runs.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use crate::{bin_str, workspace};
+
+/// One instruction of the Containerfile: its keyword and its arguments,
+/// continuation lines joined.
+fn instructions(text: &str) -> Vec<(String, String)> {
+    const KNOWN: [&str; 12] = [
+        "FROM",
+        "RUN",
+        "COPY",
+        "WORKDIR",
+        "ENV",
+        "USER",
+        "EXPOSE",
+        "ENTRYPOINT",
+        "CMD",
+        "ARG",
+        "LABEL",
+        "STOPSIGNAL",
+    ];
+    let mut out = Vec::new();
+    let mut pending = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if pending.is_empty() && (trimmed.is_empty() || trimmed.starts_with('#')) {
+            continue;
+        }
+        pending.push_str(trimmed.trim_end_matches('\\'));
+        pending.push(' ');
+        if trimmed.ends_with('\\') {
+            continue;
+        }
+        let (keyword, args) = pending.trim().split_once(' ').expect("an instruction");
+        assert!(KNOWN.contains(&keyword), "unknown instruction {keyword}");
+        out.push((keyword.to_owned(), args.trim().to_owned()));
+        pending.clear();
+    }
+    assert!(pending.is_empty(), "a continuation runs off the end");
+    out
+}
+
+#[test]
+fn the_containerfile_builds_what_the_deploy_readme_says() {
+    let text = fs::read_to_string(workspace().join("Containerfile")).expect("Containerfile");
+    let readme = fs::read_to_string(workspace().join("deploy/README.md")).expect("README");
+    let all = instructions(&text);
+    let stages: Vec<&str> = all
+        .iter()
+        .filter(|(k, _)| k == "FROM")
+        .map(|(_, a)| a.as_str())
+        .collect();
+    assert_eq!(stages.len(), 2, "multi-stage: {stages:?}");
+    // The build uses the toolchain the workspace pins.
+    let manifest = fs::read_to_string(workspace().join("Cargo.toml")).expect("Cargo.toml");
+    let pinned = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .expect("rust-version")
+        .trim_matches('"');
+    assert!(
+        stages[0].starts_with(&format!("docker.io/library/rust:{pinned}.")),
+        "{}",
+        stages[0]
+    );
+    let last = all
+        .iter()
+        .rposition(|(k, _)| k == "FROM")
+        .expect("a final stage");
+    let run: Vec<&(String, String)> = all[last..].iter().collect();
+    let get = |keyword: &str| {
+        run.iter()
+            .find(|(k, _)| k == keyword)
+            .map(|(_, a)| a.as_str())
+            .unwrap_or_else(|| panic!("no {keyword} in the final stage"))
+    };
+    // Non-root, and the cache owned by that user (or the host refuses it).
+    let user = get("USER");
+    let uid: u32 = user
+        .split(':')
+        .next()
+        .expect("uid")
+        .parse()
+        .expect("numeric");
+    assert_ne!(uid, 0);
+    let cache = get("ENV")
+        .strip_prefix("WRITE_TOOL_CACHE_DIR=")
+        .expect("the cache's variable");
+    assert!(
+        run.iter().any(|(k, a)| k == "COPY"
+            && a.contains(&format!("--chown={user}"))
+            && a.ends_with(cache)),
+        "the cache copied with --chown={user}"
+    );
+    let port = get("EXPOSE");
+    let entrypoint: Vec<String> = serde_json::from_str(get("ENTRYPOINT")).expect("exec form");
+    assert_eq!(entrypoint, ["/usr/local/bin/write-tool"]);
+    let command: Vec<String> = serde_json::from_str(get("CMD")).expect("exec form");
+    let listen = &command[command.iter().position(|a| a == "--ws").expect("--ws") + 1];
+    assert!(listen.ends_with(&format!(":{port}")), "{listen} on {port}");
+    // The README names what the file does.
+    for named in [
+        pinned,
+        cache,
+        port,
+        &format!("USER {user}"),
+        "/usr/local/bin/write-tool",
+        "distroless/cc-debian12",
+    ] {
+        assert!(
+            readme.contains(named),
+            "deploy/README.md does not name {named}"
+        );
+    }
+    assert!(
+        readme.contains(&command.join(" ")),
+        "the default command, spelled out"
+    );
+    // The command is one the binary runs: the same flags, a temp root and
+    // journal, a free loopback port.
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::create_dir(dir.path().join("workspace")).expect("workspace");
+    let args: Vec<String> = command
+        .iter()
+        .map(|a| match a.as_str() {
+            "/workspace" => dir.path().join("workspace").display().to_string(),
+            "/journal" => dir.path().join("journal").display().to_string(),
+            other if other == listen => "127.0.0.1:0".to_owned(),
+            other => other.to_owned(),
+        })
+        .collect();
+    let mut child = Command::new(bin_str())
+        .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut first = String::new();
+    BufReader::new(child.stderr.take().expect("stderr"))
+        .read_line(&mut first)
+        .expect("stderr");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first.starts_with("write-tool: serving ws://"), "{first}");
+}
