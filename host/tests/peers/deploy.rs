@@ -1,12 +1,13 @@
-//! The sidecar image (`Containerfile`, `deploy/README.md`): the file parses
-//! as a container build, its stages say what the README says, and its
-//! command is one the binary runs.
+//! The sidecar (`Containerfile`, `deploy/`): the image's file parses as a
+//! container build, its stages say what the README says and its command is
+//! one the binary runs; the Kubernetes manifests validate against the
+//! published schemas.
 
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use crate::{bin_str, workspace};
+use crate::{bin_str, python, run, workspace};
 
 /// One instruction of the Containerfile: its keyword and its arguments,
 /// continuation lines joined.
@@ -150,4 +151,28 @@ fn the_containerfile_builds_what_the_deploy_readme_says() {
     let _ = child.kill();
     let _ = child.wait();
     assert!(first.starts_with("write-tool: serving ws://"), "{first}");
+}
+
+/// The Kubernetes manifests (`deploy/k8s/`) against the published schemas,
+/// vendored: the agent-sandbox `SandboxTemplate` CRD
+/// (kubernetes-sigs/agent-sandbox at 2fd412d5) and the Kubernetes v1.37
+/// schemas (`schemas/kubernetes/extract.py`), both strict, so a misspelt
+/// field fails; and what the sidecar needs of its pod (non-root, no
+/// escalation, no capabilities, read-only root, requests and a memory
+/// limit, probes on its port, the journal its own).
+#[test]
+fn the_kubernetes_manifests_validate_against_the_published_schemas() {
+    let script = workspace().join("host/tests/peers/k8s_validate.py");
+    let output = run(Command::new(python()).arg(script).arg(workspace()));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for document in [
+        "deployment.yaml: Deployment agent-with-write-tool",
+        "deployment.yaml: NetworkPolicy write-tool-port",
+        "sandbox-template.yaml: SandboxTemplate agent-with-write-tool",
+    ] {
+        assert!(
+            stdout.contains(&format!("validated {document}")),
+            "{stdout}"
+        );
+    }
 }
