@@ -35,17 +35,29 @@ impl std::error::Error for CallError {}
 pub(crate) struct Calls {
     tool: Arc<WriteTool>,
     slots: Arc<Semaphore>,
+    /// How many slots there are.
+    limit: u32,
     /// The server's name in the per-call log (`crate::log`).
     surface: &'static str,
 }
 
 impl Calls {
     pub(crate) fn new(tool: Arc<WriteTool>, surface: &'static str) -> Calls {
-        let slots = usize::try_from(tool.options().max_concurrent_calls.max(1)).unwrap_or(1);
+        let limit = tool.options().max_concurrent_calls.max(1);
         Calls {
             tool,
-            slots: Arc::new(Semaphore::new(slots)),
+            slots: Arc::new(Semaphore::new(limit as usize)),
+            limit,
             surface,
+        }
+    }
+
+    /// Wait until no call is in flight and keep every slot: calls that
+    /// come after wait for good (a drain, `docs/contract.md#drain`; the
+    /// semaphore is fair, so none slips in before).
+    pub(crate) async fn quiesce(&self) {
+        if let Ok(all) = Arc::clone(&self.slots).acquire_many_owned(self.limit).await {
+            all.forget();
         }
     }
 

@@ -280,9 +280,12 @@ pub(crate) fn mcp(tool: WriteTool, roots: McpRoots, limit: usize) -> anyhow::Res
     }
     .map_err(anyhow::Error::from)
     .context("cannot start the MCP server")?;
-    runtime()?
-        .block_on(server.serve_stdio(limit))
-        .context("MCP server failed")?;
+    let runtime = runtime()?;
+    let served = runtime.block_on(server.serve_stdio_until(limit, sigterm()));
+    // After a drain stdin is still open, and tokio reads it on a blocking
+    // thread that only its next line would end: not waited for.
+    runtime.shutdown_background();
+    served.context("MCP server failed")?;
     Ok(EXIT_OK)
 }
 

@@ -54,7 +54,7 @@ use crate::{Cancel, Root, WriteTool, ambient_authority};
 /// The MCP server: the tool, its roots, and the tool list built once.
 #[derive(Debug)]
 pub struct McpServer {
-    calls: Calls,
+    calls: Arc<Calls>,
     roots: Roots,
     tools: Vec<Tool>,
 }
@@ -165,7 +165,7 @@ impl McpServer {
         let definition: Value = serde_json::from_str(&tool.definition()?)?;
         let tools = tools(&definition, tool.options().model_revert)?;
         Ok(McpServer {
-            calls: Calls::new(tool, "mcp"),
+            calls: Arc::new(Calls::new(tool, "mcp")),
             roots,
             tools,
         })
@@ -199,8 +199,28 @@ impl McpServer {
     /// `max_message_bytes` bounds one incoming JSON-RPC message; a longer
     /// one is answered without being buffered (`stdio`).
     pub async fn serve_stdio(self, max_message_bytes: usize) -> anyhow::Result<()> {
-        let (transport, writer) =
+        self.serve_stdio_until(max_message_bytes, std::future::pending())
+            .await
+    }
+
+    /// [`serve_stdio`](Self::serve_stdio) until `shutdown` completes, then
+    /// drain (`docs/contract.md#drain`): the calls in flight finish and are
+    /// answered, no other starts, and stdin is read no further.
+    pub async fn serve_stdio_until(
+        self,
+        max_message_bytes: usize,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let (mut transport, writer) =
             stdio::lines(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        transport.stop_when(stopped);
+        let calls = Arc::clone(&self.calls);
+        tokio::spawn(async move {
+            shutdown.await;
+            calls.quiesce().await;
+            let _ = stop.send(true);
+        });
         let service = self.serve(transport).await?;
         service.waiting().await?;
         // The transport is gone with the service; what it queued is written.

@@ -61,8 +61,44 @@ where
         over: false,
         max_line_bytes,
         out,
+        stop: None,
     };
     (lines, writer)
+}
+
+/// Read up to the end of a line into `line` (only its first bytes once it
+/// is `over` the limit). `false` at the end of input (an unfinished last
+/// line is no message).
+async fn read_line<R: AsyncRead + Unpin>(
+    read: &mut BufReader<R>,
+    line: &mut Vec<u8>,
+    over: &mut bool,
+    max_line_bytes: usize,
+) -> std::io::Result<bool> {
+    loop {
+        let buffered = read.fill_buf().await?;
+        if buffered.is_empty() {
+            return Ok(false);
+        }
+        let (part, used, ends) = match memchr::memchr(b'\n', buffered) {
+            Some(at) => (&buffered[..at], at + 1, true),
+            None => (buffered, buffered.len(), false),
+        };
+        if !*over && line.len() + part.len() > max_line_bytes {
+            *over = true;
+            line.truncate(HEAD_BYTES);
+        }
+        let room = if *over {
+            HEAD_BYTES.saturating_sub(line.len())
+        } else {
+            part.len()
+        };
+        line.extend_from_slice(&part[..room.min(part.len())]);
+        read.consume(used);
+        if ends {
+            return Ok(true);
+        }
+    }
 }
 
 /// Messages are written by one task, in the order they were sent, so that
@@ -90,38 +126,18 @@ pub(super) struct Lines<R> {
     over: bool,
     max_line_bytes: usize,
     out: UnboundedSender<Vec<u8>>,
+    /// Once it reads true, no more lines are read: the input ends.
+    stop: Option<tokio::sync::watch::Receiver<bool>>,
+}
+
+impl<R> Lines<R> {
+    /// End the input once `stop` reads true (a drain).
+    pub(super) fn stop_when(&mut self, stop: tokio::sync::watch::Receiver<bool>) {
+        self.stop = Some(stop);
+    }
 }
 
 impl<R: AsyncRead + Unpin> Lines<R> {
-    /// Read up to the end of a line. `false` at the end of input (an
-    /// unfinished last line is no message).
-    async fn read_line(&mut self) -> std::io::Result<bool> {
-        loop {
-            let buffered = self.read.fill_buf().await?;
-            if buffered.is_empty() {
-                return Ok(false);
-            }
-            let (part, used, ends) = match memchr::memchr(b'\n', buffered) {
-                Some(at) => (&buffered[..at], at + 1, true),
-                None => (buffered, buffered.len(), false),
-            };
-            if !self.over && self.line.len() + part.len() > self.max_line_bytes {
-                self.over = true;
-                self.line.truncate(HEAD_BYTES);
-            }
-            let room = if self.over {
-                HEAD_BYTES.saturating_sub(self.line.len())
-            } else {
-                part.len()
-            };
-            self.line.extend_from_slice(&part[..room.min(part.len())]);
-            self.read.consume(used);
-            if ends {
-                return Ok(true);
-            }
-        }
-    }
-
     fn queue(&self, message: &TxJsonRpcMessage<RoleServer>) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(message)?;
         bytes.push(b'\n');
@@ -163,7 +179,25 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for Lines<R> {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            match self.read_line().await {
+            let read = match &mut self.stop {
+                // A line in progress stays in `self.line`: reading is
+                // cancel-safe, as rmcp's select needs it to be anyway.
+                Some(stop) => tokio::select! {
+                    biased;
+                    _ = stop.wait_for(|s| *s) => return None,
+                    read = read_line(&mut self.read, &mut self.line, &mut self.over, self.max_line_bytes) => read,
+                },
+                None => {
+                    read_line(
+                        &mut self.read,
+                        &mut self.line,
+                        &mut self.over,
+                        self.max_line_bytes,
+                    )
+                    .await
+                }
+            };
+            match read {
                 Ok(true) => {}
                 Ok(false) => return None,
                 Err(error) => {

@@ -659,3 +659,83 @@ fn ws_drains_on_sigterm_and_loses_nothing() {
     }
     assert!(write_tool_test_support::temp_files(&root).is_empty());
 }
+
+/// SIGTERM while `tools/call` requests keep coming to the MCP server, 16
+/// in flight at a time (`docs/contract.md#drain`): the calls in flight are
+/// answered, none sent after starts, the server exits 0 with its stdin
+/// still open, and the files are exactly those of the answered calls.
+#[test]
+fn mcp_drains_on_sigterm_and_loses_nothing() {
+    use std::io::Write;
+    const CALLS: u64 = 400;
+    const WINDOW: u64 = 16;
+    let root = tempfile::tempdir().expect("tempdir");
+    let mut mcp = RawMcp::start(root.path(), &["--no-journal"]);
+    mcp.initialize();
+    let mut stdin = mcp.stdin.take().expect("stdin");
+    // Sent until the server is gone; what it never read never started.
+    let mut sent = 0;
+    let mut send = |stdin: &mut std::process::ChildStdin| {
+        if sent < CALLS {
+            sent += 1;
+            let request = serde_json::json!({
+                "jsonrpc": "2.0", "id": sent, "method": "tools/call",
+                "params": {"name": "Write", "arguments":
+                    {"path": format!("m/{sent}.txt"), "content": format!("{sent}\n")}},
+            });
+            let _ = writeln!(stdin, "{request}");
+        }
+    };
+    for _ in 0..WINDOW {
+        send(&mut stdin);
+    }
+    let mut answered = std::collections::BTreeSet::new();
+    let mut killed = false;
+    // Stdin stays open: the server ends for the signal, and its stdout
+    // with it.
+    loop {
+        let line = match mcp.lines.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(line) => line,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("no exit after SIGTERM"),
+        };
+        let message: serde_json::Value = serde_json::from_str(&line).expect("JSON-RPC");
+        let id = message["id"].as_u64().expect("a response");
+        let result = &message["result"];
+        assert_ne!(result["isError"], true, "{message}");
+        assert_eq!(
+            result["structuredContent"]["status"], "success",
+            "{message}"
+        );
+        answered.insert(id);
+        send(&mut stdin);
+        if answered.len() == 40 && !killed {
+            killed = true;
+            let status = Command::new("kill")
+                .args(["-TERM", &mcp.child.id().to_string()])
+                .status()
+                .expect("kill");
+            assert!(status.success());
+        }
+    }
+    let status = mcp.child.wait().expect("wait");
+    assert_eq!(status.code(), Some(0), "drained, exit 0");
+    let total = answered.len() as u64;
+    // Requests came after the signal and never started.
+    assert!(
+        total >= 40 && total < sent,
+        "{total} answered of {sent} sent"
+    );
+    for id in 1..=sent {
+        let file = root.path().join(format!("m/{id}.txt"));
+        if answered.contains(&id) {
+            assert_eq!(
+                std::fs::read_to_string(&file).expect("answered"),
+                format!("{id}\n")
+            );
+        } else {
+            assert!(!file.exists(), "call {id} was not answered but wrote");
+        }
+    }
+    assert!(write_tool_test_support::temp_files(root.path()).is_empty());
+}
