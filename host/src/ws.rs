@@ -209,7 +209,20 @@ impl Shared {
                         code: CloseCode::Away,
                         reason: reason.into(),
                     };
-                    let _ = ws.close(Some(frame)).await;
+                    if ws.send(Message::Close(Some(frame))).await.is_ok() {
+                        // Read on (and drop: never started) what the client
+                        // sent meanwhile, up to its own close: a socket
+                        // closed with unread bytes is reset, and a reset
+                        // can lose the close frame on its way.
+                        let closing = async {
+                            while let Some(Ok(message)) = ws.next().await {
+                                if message.is_close() {
+                                    break;
+                                }
+                            }
+                        };
+                        let _ = tokio::time::timeout(self.options.handshake_timeout, closing).await;
+                    }
                     return;
                 }
             };
