@@ -147,6 +147,17 @@ fn a_failing_hunk_changes_no_file_and_shows_where_to_look() {
     let env = patch_with(
         deleting(),
         &p,
+        "*** Begin Patch\n*** Add File: twice.txt\n+a\n*** Add File: ./twice.txt\n+b\n*** End Patch",
+    );
+    env.assert_error("INVALID_PARAM");
+    assert!(
+        env.text.contains("changes 'twice.txt' twice"),
+        "{}",
+        env.text
+    );
+    let env = patch_with(
+        deleting(),
+        &p,
         "*** Begin Patch\n*** Frob: x\n*** End Patch",
     );
     env.assert_error("INVALID_PARAM");

@@ -114,21 +114,24 @@ pub(super) enum Kind {
 }
 
 /// Add `one` to `ready`, refusing a second change of the same file; `what`
-/// names the request's items (`writes`, `ops`).
+/// names the request's items (`writes`), or `None` for a patch's.
 pub(super) fn push_ready<'r>(
     ready: &mut Vec<Ready<'r>>,
     one: Ready<'r>,
-    what: &str,
+    what: Option<&str>,
 ) -> Result<(), ToolError> {
     if let Some(j) = ready
         .iter()
         .position(|r| r.target.display == one.target.display)
     {
-        return Err(ToolError::invalid_param(format!(
-            "{what}[{j}] and {what}[{}] both change '{}'; nothing was written.",
-            ready.len(),
-            one.target.display
-        )));
+        let file = &one.target.display;
+        return Err(ToolError::invalid_param(match what {
+            Some(what) => format!(
+                "{what}[{j}] and {what}[{}] both change '{file}'; nothing was written.",
+                ready.len()
+            ),
+            None => format!("The patch changes '{file}' twice; nothing was written."),
+        }));
     }
     ready.push(one);
     Ok(())
@@ -165,7 +168,7 @@ fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, T
             Ok(Ready::of(p, write))
         })
         .map_err(|e| e.prefixed(&format!("writes[{i}] ('{}')", write.path)))?;
-        push_ready(&mut ready, one, "writes")?;
+        push_ready(&mut ready, one, Some("writes"))?;
     }
     finish(
         roots,

@@ -80,7 +80,7 @@ fn run(roots: &Roots, request: &PatchRequest, config: &Config) -> Result<Group, 
                 request.content.clone_from(content);
                 request.create_only = true;
                 let one = prepared(roots, &request, Source::Content, config).map_err(named)?;
-                push_ready(&mut ready, one, "ops")?;
+                push_ready(&mut ready, one, None)?;
             }
             FileOp::Update {
                 path,
@@ -108,13 +108,13 @@ fn run(roots: &Roots, request: &PatchRequest, config: &Config) -> Result<Group, 
                     one.old = None;
                     one.expect_unchanged = true;
                     one.outcome.operation = write_tool_wire::Operation::Create;
-                    push_ready(&mut ready, gone, "ops")?;
+                    push_ready(&mut ready, gone, None)?;
                 }
-                push_ready(&mut ready, one, "ops")?;
+                push_ready(&mut ready, one, None)?;
             }
             FileOp::Delete { path } => {
                 let gone = removal(roots, path, config, true).map_err(named)?;
-                push_ready(&mut ready, gone, "ops")?;
+                push_ready(&mut ready, gone, None)?;
             }
         }
     }
