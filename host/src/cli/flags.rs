@@ -278,8 +278,9 @@ pub(crate) enum Command {
         metrics: bool,
     },
     /// Serve the tool over the Model Context Protocol on stdin/stdout
-    /// (tools `Write` and `write_file`). Without --root, the client's roots
-    /// are the allowed roots when it offers some.
+    /// (tools `Write`, `write_file`, `Edit`, `edit_file`, `apply_patch`, and
+    /// the journal's). Without --root, the client's roots are the allowed
+    /// roots when it offers some.
     Mcp,
     /// Write the WebAssembly component this binary runs, for other hosts
     /// (wasmtime, wasmtime-py, jco).

@@ -1,10 +1,12 @@
 //! The tool as a Model Context Protocol server (`write-tool mcp`), on the
 //! official Rust SDK, `rmcp`.
 //!
-//! It lists two tools that run the same component: `Write` (the input
-//! schema from the component's `definition()`) and `write_file` (`path` and
+//! It lists tools that run the same component: `Write` (the input schema
+//! from the component's `definition()`) and `write_file` (`path` and
 //! `content`, absolute paths inside an allowed root accepted;
-//! `docs/contract.md#several-roots`). A `tools/call` is answered with the
+//! `docs/contract.md#several-roots`), the edits `Edit`, `edit_file` and
+//! `apply_patch` (their schemas from `definition()`'s `tools`), and the
+//! journal's (`tools` below). A `tools/call` is answered with the
 //! envelope: its JSON as the text content, the same object as
 //! `structuredContent`, and `isError` set for error envelopes. A call the
 //! tool cannot even start (an unknown tool name) is a JSON-RPC error;
@@ -290,7 +292,9 @@ impl ServerHandler for McpServer {
                  the complete content and returns a JSON envelope with a unified diff preview; \
                  use dry_run to preview. `write_file` is the same tool for callers that name \
                  files by absolute path inside an allowed directory, or relative to the \
-                 project root.",
+                 project root. To change part of an existing file, use `Edit` (old_string, \
+                 new_string; several at once with `edits`) or `edit_file`; for several files \
+                 at once, `apply_patch`.",
         )
     }
 
