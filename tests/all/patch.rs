@@ -199,3 +199,30 @@ fn a_crlf_file_takes_an_lf_patch_and_stays_crlf() {
     env.assert_status("success");
     assert_eq!(p.read_string("w.txt"), "one\r\n2\r\nthree\r\n");
 }
+
+/// A delete goes through a write's stages: a read-only root refuses it
+/// before anything is staged, in the read-only root's words.
+#[test]
+fn a_read_only_root_refuses_a_patch_delete() {
+    let tool = WriteTool::new(Options {
+        allow_delete: true,
+        read_only: true,
+        ..options()
+    })
+    .expect("component compiles");
+    let p = Project::journaled();
+    fixture(&p);
+    let before = p.read("obsolete.txt");
+    let env = patch_with(
+        &tool,
+        &p,
+        "*** Begin Patch\n*** Delete File: obsolete.txt\n*** End Patch",
+    );
+    env.assert_error("PERMISSION_DENIED");
+    assert!(
+        env.text.contains("the project root is read-only"),
+        "{}",
+        env.text
+    );
+    assert_eq!(p.read("obsolete.txt"), before);
+}

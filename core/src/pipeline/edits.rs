@@ -17,14 +17,26 @@ use write_tool_wire::echo;
 use super::config::Config;
 use super::target::Target;
 
-/// An edit changes a file that is there and that the tool reads.
-pub(super) fn check_target(target: &Target<'_>, shared: bool) -> Result<(), ToolError> {
+/// An edit (or a patch's removal, `removing`) changes a file that is
+/// there and that the tool reads.
+pub(super) fn check_target(
+    target: &Target<'_>,
+    shared: bool,
+    removing: bool,
+) -> Result<(), ToolError> {
     if target.resolved.kind != TargetKind::File {
-        return Err(ToolError::invalid_param(format!(
-            "File '{}' does not exist. An edit changes a file that exists; to create one, use \
-             Write. Nothing was written.",
-            target.display
-        )));
+        let display = &target.display;
+        return Err(ToolError::invalid_param(if removing {
+            format!(
+                "'{display}' is not a file (it does not exist, or is a directory), so the patch \
+                 cannot remove it. Nothing was written."
+            )
+        } else {
+            format!(
+                "File '{display}' does not exist. An edit changes a file that exists; to \
+                 create one, use Write. Nothing was written."
+            )
+        }));
     }
     if shared {
         return Err(ToolError::shared_file_edit(&target.display));

@@ -257,6 +257,8 @@ pub(super) enum Source<'a> {
     Edits(&'a [Edit]),
     /// A patch's hunks for the old file's text (`docs/contract.md#patch`).
     Hunks(&'a [Hunk]),
+    /// Nothing: the file goes (a patch's delete).
+    Remove,
 }
 
 /// Run the stages up to the commit and hand what they found to `then`.
@@ -280,8 +282,8 @@ fn prepare<'r, R>(
     if shared && lock::requested(request) {
         return Err(ToolError::shared_file_lock(&target.display));
     }
-    if let Source::Edits(_) | Source::Hunks(_) = source {
-        edits::check_target(&target, shared)?;
+    if !matches!(source, Source::Content) {
+        edits::check_target(&target, shared, matches!(source, Source::Remove))?;
     }
     let old = if shared {
         None
@@ -297,6 +299,7 @@ fn prepare<'r, R>(
         .map_err(|e| ToolError::not_in_encoding(&TextEncoding::Legacy(e.0).name()))?;
     let (edited, matches) = match source {
         Source::Content => (None, Vec::new()),
+        Source::Remove => (Some(String::new()), Vec::new()),
         Source::Edits(list) => {
             let edited = edits::apply(&plan, list, &target.display, config)?;
             check_content(&edited.text, config)?;
@@ -326,6 +329,11 @@ fn prepare<'r, R>(
     let mut outcome = Outcome::new(old.as_ref(), &plan, &new, new_size, diff, unchanged);
     outcome.format.encoding = encoding;
     outcome.edits = matches;
+    if let Source::Remove = source {
+        // Even an empty file goes.
+        outcome.operation = write_tool_wire::Operation::Delete;
+        outcome.unchanged = false;
+    }
     if shared {
         outcome.unread_shared();
     }

@@ -103,6 +103,26 @@ impl Outcome {
         }
     }
 
+    /// The outcome for a file's old name when a patch moves it: removed,
+    /// its lines shown under the new name, not here.
+    pub(super) fn moved_away(&self) -> Outcome {
+        Outcome {
+            operation: Operation::Delete,
+            original_size: self.original_size,
+            split_links: false,
+            format: self.format,
+            diff: DiffSummary::default(),
+            unchanged: false,
+            new_size: 0,
+            new_lines: 0,
+            applied: false,
+            committed: None,
+            lock: None,
+            change_id: None,
+            edits: Vec::new(),
+        }
+    }
+
     /// The target is a file with other hard links, replaced without being
     /// read: an update whose old side is unknown, so the preview is not the
     /// whole change.

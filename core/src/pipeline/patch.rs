@@ -16,17 +16,14 @@ use write_tool_wire::request::ToolName;
 
 use crate::edit::patch::FileOp;
 use crate::error::ToolError;
-use crate::format::{self, NewText};
-use crate::fs::{TargetKind, Unchanged};
+use crate::fs::Unchanged;
 use crate::params::{PatchRequest, Request};
 use crate::roots::Roots;
 
-use super::change::{self, Change};
 use super::commit;
 use super::config::Config;
 use super::many::{self, Group, Kind, Ready, push_ready};
-use super::outcome::Outcome;
-use super::{Source, old, prepare, target};
+use super::{Source, prepare, target};
 
 /// Answer an `apply_patch`.
 pub(super) fn answer(
@@ -91,21 +88,29 @@ fn run(roots: &Roots, request: &PatchRequest, config: &Config) -> Result<Group, 
                 let mut one =
                     prepared(roots, &request, Source::Hunks(hunks), config).map_err(named)?;
                 if let Some(dest) = move_to {
-                    let mut gone = removal(roots, path, config, false).map_err(named)?;
                     let target = target::resolve(roots, ToolName::Write, dest).map_err(named)?;
                     target.check_writable(true, config).map_err(named)?;
                     // The preview shows the change under both names, as
                     // git shows a rename.
-                    let (from, to) = (&one.target.display, &target.display);
+                    let (from, to) = (one.target.display.clone(), target.display.clone());
                     one.outcome.diff.preview = one.outcome.diff.preview.replacen(
                         &format!("\n+++ b/{from}\n"),
                         &format!("\n+++ b/{to}\n"),
                         1,
                     );
-                    gone.moved = Some(format!("to '{to}'"));
+                    // The old name goes, as read for the update: its lines
+                    // live on under the new one, so its preview is empty.
+                    let gone = Ready {
+                        target: std::mem::replace(&mut one.target, target),
+                        bytes: Vec::new(),
+                        outcome: one.outcome.moved_away(),
+                        old: one.old.take(),
+                        expect_unchanged: true,
+                        shared: false,
+                        delete: true,
+                        moved: Some(format!("to '{to}'")),
+                    };
                     one.moved = Some(format!("from '{from}'"));
-                    one.target = target;
-                    one.old = None;
                     one.expect_unchanged = true;
                     one.outcome.operation = write_tool_wire::Operation::Create;
                     push_ready(&mut ready, gone, None)?;
@@ -113,7 +118,7 @@ fn run(roots: &Roots, request: &PatchRequest, config: &Config) -> Result<Group, 
                 push_ready(&mut ready, one, None)?;
             }
             FileOp::Delete { path } => {
-                let gone = removal(roots, path, config, true).map_err(named)?;
+                let gone = removal(roots, path, request.dry_run, config).map_err(named)?;
                 push_ready(&mut ready, gone, None)?;
             }
         }
@@ -159,60 +164,20 @@ fn prepared<'r>(
     })
 }
 
-/// The file at `path`, to be removed: it must be a file the tool reads.
-/// With `show`, the preview shows every line going (a move's old name
-/// shows none: its lines live on under the new one).
+/// The file at `path`, to be removed: it goes through the stages as a
+/// write of nothing would (the sandbox, protected paths, read-only roots);
+/// it must be a file the tool reads, and the preview shows every line
+/// going.
 fn removal<'r>(
     roots: &'r Roots,
     path: &str,
+    dry_run: bool,
     config: &Config,
-    show: bool,
 ) -> Result<Ready<'r>, ToolError> {
-    let target = target::resolve(roots, ToolName::Write, path)?;
-    target.check_writable(false, config)?;
-    if target.resolved.kind != TargetKind::File {
-        return Err(ToolError::invalid_param(format!(
-            "'{}' is not a file (it does not exist, or is a directory), so the patch cannot \
-             remove it. Nothing was written.",
-            target.display
-        )));
-    }
-    if target.resolved.shared() {
-        return Err(ToolError::shared_file_edit(&target.display));
-    }
-    let existing =
-        old::read(&target, config)?.ok_or_else(|| ToolError::vanished(&target.display))?;
-    let plan = format::plan(Some(&existing.bytes), true, None)
-        .map_err(|e| ToolError::not_in_encoding(&format::TextEncoding::Legacy(e.0).name()))?;
-    let diff = if show {
-        let Change { diff, .. } = change::build(
-            &plan,
-            Some(&existing.bytes),
-            "",
-            &target.display,
-            &config.diff,
-        )?;
-        diff
-    } else {
-        crate::diff::DiffSummary::default()
-    };
-    let new = NewText {
-        text: "".into(),
-        endings_converted: false,
-    };
-    let mut outcome = Outcome::new(Some(&existing), &plan, &new, 0, diff, false);
-    outcome.operation = write_tool_wire::Operation::Delete;
-    drop(plan);
-    Ok(Ready {
-        old: Some((existing.bytes.len() as u64, existing.modified)),
-        target,
-        bytes: Vec::new(),
-        outcome,
-        expect_unchanged: true,
-        shared: false,
-        delete: true,
-        moved: None,
-    })
+    let request = file_request(path, dry_run);
+    let mut gone = prepared(roots, &request, Source::Remove, config)?;
+    gone.delete = true;
+    Ok(gone)
 }
 
 /// A patch of one added or updated file, on a host with no journal:
