@@ -364,8 +364,24 @@ fn edit(args: &Map<String, Value>, tool: &str) -> Result<EditRequest, ToolError>
         (None, Some(_)) => flag(args, "dryRun", false)?,
         (None, None) => false,
     };
-    let mut with_path = args.clone();
-    with_path.remove("edits");
+    // The write's own parameters, without the edits' texts (copied once
+    // already into `edits`).
+    let mut with_path: Map<String, Value> = args
+        .iter()
+        .filter(|(key, _)| {
+            !matches!(
+                key.as_str(),
+                "edits"
+                    | "old_string"
+                    | "new_string"
+                    | "oldText"
+                    | "newText"
+                    | "old_text"
+                    | "new_text"
+            )
+        })
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
     with_path.insert("path".into(), Value::String(path));
     let mut request = fields(&with_path, Some(String::new()), tool_of(tool))?;
     if request.create_only {

@@ -199,17 +199,10 @@ fn makes_anew(text: &str, edits: &[Edit], places: &[Place]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::edit;
     use super::super::{Edit, apply};
     use super::*;
     use std::time::{Duration, Instant};
-
-    fn edit(old: &str, new: &str) -> Edit {
-        Edit {
-            old: old.into(),
-            new: new.into(),
-            replace_all: false,
-        }
-    }
 
     /// The one-pass path gives what the sequential one gives.
     fn same_as_sequential(text: &str, edits: &[Edit]) {

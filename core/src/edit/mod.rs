@@ -285,7 +285,7 @@ fn locate(
         tolerance,
         lines: line_numbers(text, starts.into_iter()),
     };
-    let exact: Vec<usize> = memchr::memmem::find_iter(text.as_bytes(), edit.old.as_bytes())
+    let mut exact: Vec<usize> = memchr::memmem::find_iter(text.as_bytes(), edit.old.as_bytes())
         .scan(0, |next, at| {
             // Places that do not overlap, first first.
             let keep = at >= *next;
@@ -296,7 +296,6 @@ fn locate(
         })
         .flatten()
         .collect();
-    let mut exact = exact;
     if exact.len() > 1 && first_exact {
         exact.truncate(1);
     }
@@ -480,7 +479,8 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn edit(old: &str, new: &str) -> Edit {
+    /// One edit without `replace_all`.
+    pub(super) fn edit(old: &str, new: &str) -> Edit {
         Edit {
             old: old.into(),
             new: new.into(),

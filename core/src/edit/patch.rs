@@ -370,18 +370,21 @@ pub fn apply_hunks(text: &str, hunks: &[Hunk], deadline: Instant) -> Result<Edit
         } else {
             edit
         };
-        let base = line_numbers(&current, std::iter::once(pos))[0] - 1;
         let found = locate(&current[pos..], &edit, index, true).map_err(|e| {
             HunkError::Lines(match e {
+                // Lines of the rest of the file, counted from `pos`.
                 EditError::Ambiguous {
                     index,
                     tolerance,
                     lines,
-                } => EditError::Ambiguous {
-                    index,
-                    tolerance,
-                    lines: lines.into_iter().map(|l| l + base).collect(),
-                },
+                } => {
+                    let base = line_numbers(&current, std::iter::once(pos))[0] - 1;
+                    EditError::Ambiguous {
+                        index,
+                        tolerance,
+                        lines: lines.into_iter().map(|l| l + base).collect(),
+                    }
+                }
                 other => other,
             })
         })?;

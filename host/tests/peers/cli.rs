@@ -27,7 +27,7 @@ fn ws_refuses_addresses_that_are_not_loopback_unless_asked() {
 /// A `serve --ws ADDR` server on a fresh root, and the address it printed
 /// once listening (`None` if it failed and exited instead, with the line).
 /// The server is killed when the guard drops.
-struct WsServer {
+pub(crate) struct WsServer {
     child: std::process::Child,
     _root: tempfile::TempDir,
     addr: Result<String, String>,
@@ -40,16 +40,22 @@ impl WsServer {
 
     /// `serve --ws LISTEN` with more flags.
     fn start_with(listen: &str, flags: &[&str]) -> WsServer {
+        let root = tempfile::tempdir().expect("tempdir");
+        let mut args: Vec<String> = vec!["--root".into(), root.path().display().to_string()];
+        args.extend(["serve", "--ws", listen].map(str::to_owned));
+        args.extend(flags.iter().map(|f| (*f).to_owned()));
+        WsServer::run(&args, root)
+    }
+
+    /// The binary with `args` (a `serve --ws` command), `root` kept for its
+    /// life.
+    pub(crate) fn run(args: &[String], root: tempfile::TempDir) -> WsServer {
         use std::io::{BufRead, BufReader};
         use std::process::Stdio;
 
-        let root = tempfile::tempdir().expect("tempdir");
         let mut child = Command::new(bin_str())
             .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
-            .arg("--root")
-            .arg(root.path())
-            .args(["serve", "--ws", listen])
-            .args(flags)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -72,7 +78,7 @@ impl WsServer {
         }
     }
 
-    fn addr(&self) -> &str {
+    pub(crate) fn addr(&self) -> &str {
         self.addr
             .as_deref()
             .unwrap_or_else(|line| panic!("not serving: {line:?}"))

@@ -4,10 +4,10 @@
 //! published schemas.
 
 use std::fs;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use crate::{bin_str, python, run, workspace};
+use crate::cli::WsServer;
+use crate::{python, run, workspace};
 
 /// One instruction of the Containerfile: its keyword and its arguments,
 /// continuation lines joined.
@@ -136,21 +136,8 @@ fn the_containerfile_builds_what_the_deploy_readme_says() {
             other => other.to_owned(),
         })
         .collect();
-    let mut child = Command::new(bin_str())
-        .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut first = String::new();
-    BufReader::new(child.stderr.take().expect("stderr"))
-        .read_line(&mut first)
-        .expect("stderr");
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(first.starts_with("write-tool: serving ws://"), "{first}");
+    let server = WsServer::run(&args, dir);
+    assert!(server.addr().starts_with("127.0.0.1:"), "{}", server.addr());
 }
 
 /// The Kubernetes manifests (`deploy/k8s/`) against the published schemas,
