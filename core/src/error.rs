@@ -379,6 +379,40 @@ impl ToolError {
         )
     }
 
+    /// A change a writer that stopped left half done could not be
+    /// finished or rolled back (`why`): this call writes nothing, and the
+    /// next one tries again.
+    #[cold]
+    pub fn unfinished(why: &str) -> Self {
+        Self::new(
+            ErrorKind::Journal,
+            format!(
+                "A change another writer left half done (it was stopped while committing) could \
+                 not be finished or rolled back ({why}); the next call tries again. Nothing of \
+                 this call was written."
+            ),
+        )
+    }
+
+    /// The journal could not record the change because of `err`.
+    #[cold]
+    pub fn journal_io(err: &io::Error) -> Self {
+        use std::io::ErrorKind as K;
+        let why = match err.kind() {
+            K::StorageFull | K::QuotaExceeded | K::FileTooLarge => {
+                "the journal's file system is full or over its quota"
+            }
+            K::ArgumentListTooLong => "the change is too large for one record of the journal",
+            K::WouldBlock => "another writer held the journal for too long",
+            K::PermissionDenied | K::ReadOnlyFilesystem => {
+                "the journal's directory cannot be written"
+            }
+            K::OutOfMemory => "the journal is over its size bound even after dropping old changes",
+            _ => "the journal could not be written",
+        };
+        Self::journal(why)
+    }
+
     /// The host keeps no journal: nothing can be undone.
     #[cold]
     pub fn no_journal() -> Self {
@@ -420,6 +454,46 @@ impl ToolError {
         Self::new(
             ErrorKind::HostRefused,
             format!("The host does not let calls {what}. Nothing was changed."),
+        )
+    }
+
+    /// A model asked to undo a change a person made.
+    #[cold]
+    pub fn persons_change(id: &str) -> Self {
+        Self::new(
+            ErrorKind::HostRefused,
+            format!(
+                "{id} was made by a person, not by a model: a model may not undo it. Nothing \
+                 was changed."
+            ),
+        )
+    }
+
+    /// A revert would put back the content of a file the tool never read
+    /// (it had other hard links), which the journal therefore never saved.
+    #[cold]
+    pub fn unrevertable(path: &str, id: &str) -> Self {
+        Self::new(
+            ErrorKind::InvalidParam,
+            format!(
+                "{id} cannot be reverted: '{path}' had other hard links when {id} replaced it, so \
+                 the tool never read it and the journal holds nothing to put back. Nothing was \
+                 changed."
+            ),
+        )
+    }
+
+    /// A model's revert would remove a file it did not create as it is
+    /// now, on a host that does not let calls remove files.
+    #[cold]
+    pub fn revert_would_delete(path: &str) -> Self {
+        Self::new(
+            ErrorKind::HostRefused,
+            format!(
+                "Reverting would remove '{path}', which changed since it was created, and the \
+                 host does not let calls remove files (WRITE_TOOL_ALLOW_DELETE). Nothing was \
+                 changed."
+            ),
         )
     }
 

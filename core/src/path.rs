@@ -141,6 +141,14 @@ pub(crate) fn check_characters(path: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// Whether `c` is a character that must not be in text shown to a person
+/// as a name: a control (C0, DEL, C1, line and paragraph separators), a
+/// format character (bidirectional controls, zero-width characters), or
+/// one that looks like nothing or like a space other than U+0020.
+pub fn is_unprintable(c: char) -> bool {
+    is_control(c) || is_format(c) || is_blank(c)
+}
+
 /// C0, DEL and C1 controls.
 fn is_control(c: char) -> bool {
     matches!(

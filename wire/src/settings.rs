@@ -46,6 +46,11 @@ pub const REVERT: &str = "WRITE_TOOL_REVERT";
 /// Whether calls may read and maintain the journal (`history`, `verify`,
 /// `gc`): the host's own commands, never a model's.
 pub const ADMIN: &str = "WRITE_TOOL_ADMIN";
+/// The calls are a person's own commands at the `write-tool` command
+/// line: the journal records them as a person's (which a model may not
+/// undo), and messages name the command line's flags rather than the
+/// settings a model's host would set.
+pub const PERSON: &str = "WRITE_TOOL_PERSON";
 /// Who the host is, written into the journal's lock while a call holds
 /// it, so that a host can tell a lock whose holder died.
 pub const HOLDER: &str = "WRITE_TOOL_HOLDER";
@@ -167,6 +172,8 @@ pub struct Settings {
     pub revert: bool,
     /// Calls may read and maintain the journal.
     pub admin: bool,
+    /// The calls are a person's own commands ([`PERSON`]).
+    pub person: bool,
     /// Who the host is, for the journal's lock.
     pub holder: Option<String>,
     /// Most files one `write_many` writes.
@@ -195,6 +202,7 @@ impl Default for Settings {
             journal_max_age_days: defaults::JOURNAL_MAX_AGE_DAYS,
             revert: true,
             admin: false,
+            person: false,
             holder: None,
             many_max_files: defaults::MANY_MAX_FILES,
             many_max_bytes: defaults::MANY_MAX_BYTES,
@@ -268,6 +276,7 @@ impl Settings {
                 JOURNAL_MAX_AGE_DAYS => settings.journal_max_age_days = positive(name, value)?,
                 REVERT => settings.revert = boolean(name, value)?,
                 ADMIN => settings.admin = boolean(name, value)?,
+                PERSON => settings.person = boolean(name, value)?,
                 HOLDER => settings.holder = Some(value.to_owned()),
                 MANY_MAX_FILES => settings.many_max_files = positive(name, value)?,
                 MANY_MAX_BYTES => settings.many_max_bytes = positive(name, value)?,
@@ -350,6 +359,9 @@ impl Settings {
         if self.admin != default.admin {
             vars.push((ADMIN, flag(self.admin)));
         }
+        if self.person != default.person {
+            vars.push((PERSON, flag(self.person)));
+        }
         if self.allow_delete != default.allow_delete {
             vars.push((ALLOW_DELETE, flag(self.allow_delete)));
         }
@@ -428,13 +440,14 @@ mod tests {
             journal_max_age_days: 3,
             revert: false,
             admin: true,
+            person: true,
             holder: Some("42".into()),
             many_max_files: 4,
             many_max_bytes: 5,
             allow_delete: true,
         };
         let vars = settings.to_env();
-        assert_eq!(vars.len(), 19);
+        assert_eq!(vars.len(), 20);
         assert_eq!(Settings::from_env(vars), Ok(settings));
     }
 

@@ -12,7 +12,8 @@
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Edit, Edited, Matched, Tolerance, line_numbers};
+use super::canon::Tolerance;
+use super::types::{Edit, Edited, Matched, line_numbers};
 
 /// Where one edit's old text is.
 #[derive(Debug, Clone, Copy)]

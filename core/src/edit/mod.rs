@@ -16,9 +16,11 @@
 
 mod canon;
 mod closest;
+mod error;
 mod fast;
 mod indent;
 pub mod patch;
+mod types;
 
 use std::time::Instant;
 
@@ -27,158 +29,10 @@ use similar::{Algorithm, DiffOp};
 use canon::Form;
 pub use canon::Tolerance;
 pub use closest::Closest;
+pub use error::EditError;
 use indent::Reindent;
-
-/// One edit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
-    /// The text to find.
-    pub old: String,
-    /// The text to put in its place.
-    pub new: String,
-    /// Replace every place the old text is, rather than exactly one.
-    pub replace_all: bool,
-}
-
-/// Where one edit applied and how.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Matched {
-    /// The rung that found it.
-    pub tolerance: Tolerance,
-    /// The first line of each place, from 1, in the text the edit applied
-    /// to.
-    pub lines: Vec<u64>,
-}
-
-/// The text after every edit.
-#[derive(Debug)]
-pub struct Edited {
-    /// The new text.
-    pub text: String,
-    /// Each edit's match, in order.
-    pub matches: Vec<Matched>,
-}
-
-/// Why the edits were not applied; none of them was.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EditError {
-    /// An edit's old text is empty.
-    EmptyOld(usize),
-    /// An edit's old and new text are the same.
-    Same(usize),
-    /// An edit's old text is nowhere.
-    NotFound {
-        /// Which edit, from 0.
-        index: usize,
-        /// The closest region, if any.
-        closest: Option<Closest>,
-        /// The old text was in the file before an earlier edit changed it.
-        consumed: bool,
-    },
-    /// An edit without `replace_all` matches several places.
-    Ambiguous {
-        /// Which edit, from 0.
-        index: usize,
-        /// The rung that found them.
-        tolerance: Tolerance,
-        /// Their first lines.
-        lines: Vec<u64>,
-    },
-    /// An edit changes text an earlier one wrote.
-    Overlap {
-        /// Which edit, from 0.
-        index: usize,
-        /// The earlier edit.
-        other: usize,
-    },
-}
-
-/// Most line numbers an ambiguity lists.
-const MAX_LISTED: usize = 20;
-
-impl EditError {
-    /// The message for a call of `count` edits on `path`.
-    pub fn message(&self, path: &str, count: usize) -> String {
-        let who = |i: usize| {
-            if count == 1 {
-                "The edit".to_owned()
-            } else {
-                format!("Edit {}", i + 1)
-            }
-        };
-        match self {
-            EditError::EmptyOld(i) => format!(
-                "{}: the old text is empty. An edit replaces text that is in the file; to create \
-                 a file or replace all of it, use Write.",
-                who(*i)
-            ),
-            EditError::Same(i) => format!(
-                "{}: the old and new text are the same; nothing would change.",
-                who(*i)
-            ),
-            EditError::NotFound {
-                index,
-                consumed: true,
-                ..
-            } => format!(
-                "{}: the old text is no longer in '{path}' once the edits before it are made \
-                 (edits apply in order, each to the result of the one before). Nothing was \
-                 changed.",
-                who(*index)
-            ),
-            EditError::NotFound { index, closest, .. } => {
-                let mut text = format!(
-                    "{}: the old text was not found in '{path}', not even ignoring line endings, \
-                     trailing whitespace, indentation or typographic quotes and dashes. Nothing \
-                     was changed.",
-                    who(*index)
-                );
-                if let Some(c) = closest {
-                    text.push_str(&format!(
-                        "\nClosest: lines {}-{} ({:.0}% alike):\n{}",
-                        c.first_line,
-                        c.last_line,
-                        c.similarity * 100.0,
-                        c.diff
-                    ));
-                }
-                text.push_str(
-                    "\nCopy the old text from the file as it is now (read it again if unsure).",
-                );
-                text
-            }
-            EditError::Ambiguous {
-                index,
-                tolerance,
-                lines,
-            } => {
-                let mut listed: Vec<String> =
-                    lines.iter().take(MAX_LISTED).map(u64::to_string).collect();
-                if lines.len() > MAX_LISTED {
-                    listed.push("…".to_owned());
-                }
-                let how = match tolerance {
-                    Tolerance::Exact => String::new(),
-                    other => format!(" (ignoring {})", other.forgave()),
-                };
-                format!(
-                    "{}: the old text matches {} places in '{path}'{how}, at lines {}. Add \
-                     surrounding lines to make it unique, or set replace_all to change every one. \
-                     Nothing was changed.",
-                    who(*index),
-                    lines.len(),
-                    listed.join(", ")
-                )
-            }
-            EditError::Overlap { index, other } => format!(
-                "{} overlaps edit {}: it changes text that edit wrote. Make them one edit. \
-                 Nothing was changed.",
-                who(*index),
-                other + 1
-            ),
-        }
-    }
-}
+pub(crate) use types::line_numbers;
+pub use types::{Edit, Edited, Matched};
 
 /// One place an edit changes, in the text it applies to.
 #[derive(Debug)]
@@ -255,19 +109,6 @@ pub fn apply(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Ed
         text: current,
         matches,
     })
-}
-
-/// The line, from 1, of each of `starts` (ascending) in `text`.
-pub(crate) fn line_numbers(text: &str, starts: impl Iterator<Item = usize>) -> Vec<u64> {
-    let mut line = 1;
-    let mut from = 0;
-    starts
-        .map(|at| {
-            line += memchr::memchr_iter(b'\n', &text.as_bytes()[from..at]).count() as u64;
-            from = at;
-            line
-        })
-        .collect()
 }
 
 /// The places `edit` changes in `text`, and the rung that found them;

@@ -304,6 +304,8 @@ impl HunkError {
                 .message(path, count)
                 .replacen("The edit", "The hunk", 1)
                 .replacen("Edit ", "Hunk ", 1)
+                .replace("old text was", "old lines were")
+                .replace("old text is", "old lines are")
                 .replace("old text", "old lines"),
         }
     }
@@ -526,6 +528,10 @@ mod tests {
         .unwrap_err();
         let message = err.message("f.txt", 1);
         assert!(message.starts_with("The hunk: the old lines"), "{message}");
+        assert!(
+            !message.contains("lines was") && !message.contains("lines is "),
+            "{message}"
+        );
         assert!(message.contains("Closest: lines 2-4"), "{message}");
         let err = apply_hunks(text, &[hunk(Some("omega"), &["beta"], &["b"])], soon());
         assert!(matches!(err, Err(HunkError::ContextNotFound { .. })));

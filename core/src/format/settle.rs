@@ -149,7 +149,38 @@ pub fn settle(
         return Settled::Guess;
     }
     readable.truncate(NAMED);
+    // Where every candidate a refusal would name writes the same bytes,
+    // the choice cannot matter: 'café' written into a windows-1252 file is
+    // the same bytes in iso-8859-15, windows-1250 and iso-8859-2.
+    if writes_alike(new, kept, &readable) {
+        return Settled::Guess;
+    }
     Settled::Unsettled(readable)
+}
+
+/// Whether every encoding of `candidates` encodes what the write encodes
+/// of `new` (what the diff did not keep) to the same bytes, none of them
+/// lacking a character. The kept lines are the old file's own bytes
+/// whatever the encoding.
+fn writes_alike(new: &str, kept: &Keeping, candidates: &[&'static Encoding]) -> bool {
+    let Some((&first, others)) = candidates.split_first() else {
+        return true;
+    };
+    let mut at = 0;
+    let mut pieces: Vec<&str> = Vec::new();
+    for run in &kept.runs {
+        pieces.push(&new[at..run.new_bytes.start]);
+        at = run.new_bytes.end;
+    }
+    pieces.push(&new[at..]);
+    pieces.iter().filter(|p| !p.is_ascii()).all(|piece| {
+        let (bytes, _, unmappable) = first.encode(piece);
+        !unmappable
+            && others.iter().all(|other| {
+                let (theirs, _, lacking) = other.encode(piece);
+                !lacking && theirs == bytes
+            })
+    })
 }
 
 /// How many of `lines` (ranges of `old`) are, decoded in `encoding`, lines
@@ -261,11 +292,30 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // Sure of its guess, the detector's word stands; so it does when
-        // what the write encodes is ASCII.
+        // what the write encodes is ASCII, or the same bytes in every
+        // candidate a refusal would name.
         assert_eq!(settled(old, w1251, w1251, true, new), Settled::Guess);
         assert_eq!(
             settled(old, w1251, w1251, false, "// hello\nx = 1\n"),
             Settled::Guess
         );
+    }
+
+    /// 'café' into a windows-1252 file whose only non-ASCII line is the
+    /// one changed: every named candidate writes 0xE9, so the write goes
+    /// through; a character the candidates write differently is refused.
+    #[test]
+    fn candidates_that_write_the_same_bytes_settle_it() {
+        let w1252 = encoding_rs::WINDOWS_1252;
+        let old = "name = \"Zoë\"\nx = 1\n";
+        assert_eq!(
+            settled(old, w1252, w1252, false, "name = \"café\"\nx = 1\n"),
+            Settled::Guess
+        );
+        // '€' is 0x80 in windows-1252 and 0xA4 in iso-8859-15.
+        assert!(matches!(
+            settled(old, w1252, w1252, false, "name = \"€\"\nx = 1\n"),
+            Settled::Unsettled(_)
+        ));
     }
 }

@@ -8,7 +8,7 @@
 //!
 //! - [`resolve()`]: the walk down the path, links followed by the tool itself;
 //! - [`read_existing`]: the file a write replaces;
-//! - [`write_atomic`] and [`create_parents`]: the write itself;
+//! - [`stage`], [`commit_staged`] and [`create_parents`]: the write itself;
 //! - [`temps`]: the tool's temp files, and the sweep of leftovers.
 
 mod read;
@@ -63,8 +63,8 @@ pub fn folds_case(root: &Dir, names: &[String], existing: usize) -> bool {
 }
 
 pub use write::{
-    Durability, Unchanged, check_unchanged, commit_staged, create_parents, is_target_changed,
-    remove_dirs, stage, write_atomic,
+    Durability, RENAME_ATTEMPTS, Unchanged, check_unchanged, commit_staged, create_parents,
+    is_target_changed, remove_dirs, stage,
 };
 
 #[cfg(test)]
@@ -127,22 +127,31 @@ mod tests {
         names
     }
 
+    /// A staged temp file put in place leaves nothing beside the file.
+    fn write(dir: &Path, name: &str, content: &[u8]) {
+        let handle = Dir::from_path(dir);
+        let (temp, _) = stage(&handle, None, content, Durability::None).unwrap();
+        commit_staged(&handle, &temp, name, None).unwrap();
+    }
+
     #[test]
-    fn atomic_write_leaves_no_temp_file() {
+    fn a_staged_write_leaves_no_temp_file() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("f.txt"), "old").unwrap();
-        let handle = Dir::from_path(dir.path());
-        write_atomic(
-            &handle,
-            "f.txt",
-            b"new",
-            None,
-            Some(SystemTime::now()),
-            Durability::Full,
-        )
-        .unwrap();
+        write(dir.path(), "f.txt", b"new");
         assert_eq!(fs::read(dir.path().join("f.txt")).unwrap(), b"new");
         assert_eq!(names(dir.path()), ["f.txt"]);
+    }
+
+    #[test]
+    fn a_create_never_replaces_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let handle = Dir::from_path(dir.path());
+        fs::write(dir.path().join("f.txt"), "theirs").unwrap();
+        let (temp, _) = stage(&handle, None, b"mine", Durability::None).unwrap();
+        let err = commit_staged(&handle, &temp, "f.txt", Some(Unchanged::Missing)).unwrap_err();
+        assert!(is_target_changed(&err), "{err}");
+        assert_eq!(fs::read(dir.path().join("f.txt")).unwrap(), b"theirs");
     }
 
     #[test]
@@ -156,33 +165,13 @@ mod tests {
             fs::write(path, "left over").unwrap();
         }
         let started = SystemTime::now() + temps::STALE_TEMP_AGE + Duration::from_secs(1);
-        write_atomic(
-            &handle,
-            "f.txt",
-            b"x",
-            None,
-            Some(started),
-            Durability::None,
-        )
-        .unwrap();
+        temps::remove_stale(&handle, started);
         assert!(!stale.exists());
         assert!(lookalike.exists() && other.exists());
         // Temp files about as new as the write belong to a live writer.
         let fresh = dir.path().join(".wt-fedcba9876543210.tmp");
         fs::write(&fresh, "in flight").unwrap();
-        write_atomic(
-            &handle,
-            "f.txt",
-            b"y",
-            None,
-            Some(SystemTime::now()),
-            Durability::File,
-        )
-        .unwrap();
+        temps::remove_stale(&handle, SystemTime::now());
         assert!(fresh.exists());
-        // Without a sweep, even a stale one stays.
-        fs::write(&stale, "left over").unwrap();
-        write_atomic(&handle, "f.txt", b"z", None, None, Durability::None).unwrap();
-        assert!(stale.exists());
     }
 }

@@ -47,8 +47,8 @@ pub use write_tool_wire::settings::Durability;
 
 /// How many times a write starts over with a new temp file when its rename
 /// finds the temp file gone (a sweep beside it took it for a dead
-/// writer's).
-const RENAME_ATTEMPTS: u32 = 8;
+/// writer's: one slower than [`super::temps::STALE_TEMP_AGE`]).
+pub const RENAME_ATTEMPTS: u32 = 8;
 
 /// How many names a write tries for its temp file before giving up (a
 /// collision needs another writer to have drawn the same 64 random bits).
@@ -86,72 +86,20 @@ pub fn remove_dirs(root: &Dir, created: &[String]) {
     }
 }
 
-/// Replace `name` in `dir` with `content` atomically: write a temp file
-/// beside it (created exclusively), sync it, rename it over the target, then
-/// sync the directory. On failure the temp file is removed through `dir`,
-/// and the target is untouched.
-///
-/// With `unchanged`, the target is looked at through `dir` once more just
-/// before the rename and the write refused ([`TargetChanged`]) if it no
-/// longer matches: what is left between that look and the rename is one
-/// host call, not the writing and syncing of the content.
-///
-/// With `sweep_from` (the write's start), the tool's temp files that a
-/// killed writer left in `dir` are removed first.
-/// A writer that loses its own temp file to such a sweep all the same (a
-/// sync slower than [`temps::STALE_TEMP_AGE`]) notices when its rename
-/// finds nothing, and starts over.
-pub fn write_atomic(
+/// Write `content` to a new temp file in `dir` (named `name`, or a fresh
+/// name), synced as `sync` says: the first half of an atomic write, which
+/// [`commit_staged`] ends. Returns
+/// the temp file's name and what it is.
+pub fn stage(
     dir: &Dir,
-    name: &str,
+    name: Option<&str>,
     content: &[u8],
-    unchanged: Option<Unchanged>,
-    sweep_from: Option<SystemTime>,
     sync: Durability,
-) -> io::Result<Stat> {
-    if let Some(started) = sweep_from {
-        temps::remove_stale(dir, started);
-    }
-    let mut attempt = 0;
-    let written = loop {
-        let (temp, file) = create_temp(dir)?;
-        let filled = (|| {
-            file.write_all(content)?;
-            if sync != Durability::None {
-                file.sync()?;
-            }
-            // The file as it will be after the rename, which keeps its
-            // size and modification time: the lock values of the next
-            // write.
-            let stat = file.stat()?;
-            drop(file);
-            commit(dir, &temp, name, unchanged).map(|()| stat)
-        })();
-        match filled {
-            Ok(stat) => break stat,
-            Err(e) => {
-                let _ = dir.unlink_at(&temp);
-                attempt += 1;
-                if e.kind() != io::ErrorKind::NotFound || attempt >= RENAME_ATTEMPTS {
-                    return Err(e);
-                }
-            }
-        }
+) -> io::Result<(String, Stat)> {
+    let (temp, file) = match name {
+        Some(name) => (name.to_owned(), dir.create_new_at(name)?),
+        None => create_temp(dir)?,
     };
-    if sync == Durability::Full {
-        // The file is synced already; a platform that cannot sync a
-        // directory (some WASI hosts) loses only the rename's durability.
-        let _ = dir.sync();
-    }
-    Ok(written)
-}
-
-/// Write `content` to a new temp file in `dir`, synced as `sync` says:
-/// the first half of [`write_atomic`], for a commit that records the
-/// change before it renames (`crate::journal`). Returns the temp file's
-/// name and what it is.
-pub fn stage(dir: &Dir, content: &[u8], sync: Durability) -> io::Result<(String, Stat)> {
-    let (temp, file) = create_temp(dir)?;
     let written = (|| {
         file.write_all(content)?;
         if sync != Durability::None {
@@ -169,8 +117,8 @@ pub fn stage(dir: &Dir, content: &[u8], sync: Durability) -> io::Result<(String,
     }
 }
 
-/// The second half: put the staged `temp` in `name`'s place, as
-/// [`write_atomic`] does.
+/// The second half: put the staged `temp` in `name`'s place (see
+/// `commit` below).
 pub fn commit_staged(
     dir: &Dir,
     temp: &str,

@@ -57,14 +57,35 @@ pub struct FileChange {
     pub old: Option<State>,
     /// The content after; `None`: no file.
     pub new: Option<State>,
-    /// Directories the change created for it (innermost last), removed
-    /// again by a revert when empty.
+    /// The outermost directory the change created for it (records of
+    /// earlier versions list every one, outermost first): a revert removes
+    /// it and those between it and the file, when empty. One name, not
+    /// the chain, so that a record stays small however deep the path.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dirs: Vec<String>,
     /// The old file had other hard links: a revert answers without its
     /// content.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shared: bool,
+    /// The old file had other hard links, so the tool never read it and
+    /// nothing of it was saved (`old` holds no digest): the change cannot
+    /// be reverted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsaved: bool,
+}
+
+/// Who made a change: a person (the host's own commands) or a model (any
+/// tool call). A model may not undo a person's change, nor find a
+/// person's checkpoint by its name (`docs/contract.md#journal`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum By {
+    /// A person. Records of earlier versions, which do not say, count as
+    /// a person's: the safe side.
+    #[default]
+    Person,
+    /// A model.
+    Model,
 }
 
 /// One line of `log`.
@@ -89,6 +110,12 @@ pub struct Record {
     /// A revert to a checkpoint: its name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
+    /// A revert: the seqs of the changes it undid.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undoes: Vec<u64>,
+    /// Who made it.
+    #[serde(default)]
+    pub by: By,
     /// A checkpoint: its name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -117,6 +144,8 @@ impl Record {
             files: Vec::new(),
             reverts: None,
             to: None,
+            undoes: Vec::new(),
+            by: By::Person,
             name: None,
             of: None,
             dropped_through: None,

@@ -1,17 +1,37 @@
-//! Stage 5, **commit**: missing parents created and the target replaced
-//! atomically (`docs/contract.md#writing`). The rename is the commit
-//! point: before it nothing the caller can see has changed; after it the
-//! new content is the file.
+//! Stage 6b, **commit**: the one place where any operation — a write, an
+//! edit, a patch, a `write_many`, a revert — changes files
+//! (`docs/contract.md#writing`, `#journal`).
+//!
+//! Every file of a change is staged (`stage.rs`), then put in place by
+//! `place.rs`: the target looked at once more just before (a locked write's
+//! values), a create linked to its name so that it fails when a file got
+//! there first (`create_only`), anything else renamed. That one function
+//! is every operation's commit point, journal or not, so the guarantees
+//! of a plain write hold for all of them.
+//!
+//! With a journal (`docs/contract.md#journal`), holding its lock: a commit
+//! a dead writer left is finished or rolled back (`recover.rs`); a change
+//! of several files is marked and staged (a single write is staged before
+//! the lock, so that writers do not wait on each other's data); each
+//! target is looked at (an early refusal saves the record); what each
+//! replaces is saved; the record is appended and synced; then the files
+//! are placed in order, each with its own last look, and a failure puts
+//! back what was placed before it and voids the record.
 
 use std::time::SystemTime;
 
-use crate::error::{ErrorKind, ToolError};
-use crate::fs::{self, Dir, Existing, Unchanged};
+use crate::error::ToolError;
+use crate::fs;
+use crate::roots::Roots;
 
 use super::config::Config;
-use super::target::Target;
+use super::group::{Change, Done};
+use super::journaled;
+use super::place::{failure, place};
+use super::stage::{self, Planned};
+use super::target::{Target, created_dir};
 
-/// What the commit left on disk.
+/// What the commit left on disk for a single write.
 #[derive(Debug)]
 pub(super) struct Committed {
     /// The new file's modification time, as written.
@@ -20,122 +40,64 @@ pub(super) struct Committed {
     pub(super) created_dir: Option<String>,
 }
 
-/// Write `bytes` over `target`. With `expect_unchanged` (a locked or
-/// create-only write), the target is looked at once more just before the
-/// rename and must still be what `old` was (or still be missing).
-/// `started` is when the call began: temp files older than it are swept.
+/// Commit `change`: all its files or none. `started` is when the call
+/// began (temp files older than it are swept).
 pub(super) fn commit(
-    target: &Target<'_>,
-    old: Option<&Existing>,
-    bytes: &[u8],
-    expect_unchanged: bool,
+    roots: &Roots,
+    change: Change<'_, '_>,
     started: SystemTime,
     config: &Config,
-) -> Result<Committed, ToolError> {
-    let unchanged = expect_unchanged.then_some(match old {
-        None => Unchanged::Missing,
-        Some(old) => Unchanged::File {
-            len: old.bytes.len() as u64,
-            modified: old.modified,
-        },
-    });
-    let written =
-        write(target, bytes, unchanged, started, config).map_err(|err| refine(target, err))?;
-    Ok(Committed {
-        modified: written.modified,
-        created_dir: created_dir(target),
-    })
-}
-
-/// Write `bytes` over `target` with no journal, `unchanged` what it must
-/// still be just before the rename (a patch's single file).
-pub(super) fn commit_expecting(
-    target: &Target<'_>,
-    bytes: &[u8],
-    unchanged: Option<Unchanged>,
-    started: SystemTime,
-    config: &Config,
-) -> Result<Committed, ToolError> {
-    let written =
-        write(target, bytes, unchanged, started, config).map_err(|err| refine(target, err))?;
-    Ok(Committed {
-        modified: written.modified,
-        created_dir: created_dir(target),
-    })
-}
-
-/// The capability layer's refusal and the operating system's own (an
-/// immutable file, a directory that takes no new entries) reach the
-/// component alike. Walk the path again: if it still resolves to the same
-/// place inside, nothing led outside, and the refusal was the system's.
-pub(super) fn refine(target: &Target<'_>, err: ToolError) -> ToolError {
-    if err.kind() == ErrorKind::OutsideRoot
-        && fs::resolve(target.root, target.rel.clone())
-            .is_ok_and(|again| again.names == target.resolved.names)
-    {
-        ToolError::os_refused()
-    } else {
-        err
+) -> Result<Done, ToolError> {
+    match config.journal.as_deref() {
+        None => plain(change.files, started, config),
+        Some(journal) => journaled::commit(roots, journal, change, started, config),
     }
 }
 
-/// The outermost directory a write to `target` creates, as shown.
-pub(super) fn created_dir(target: &Target<'_>) -> Option<String> {
-    let resolved = &target.resolved;
-    resolved
-        .creates_dirs()
-        .then(|| resolved.parent_display().map(|p| target.shown(p)))
-        .flatten()
-}
-
-/// Create parents and replace the target; on failure remove what was
-/// created.
-fn write(
-    target: &Target<'_>,
-    content: &[u8],
-    unchanged: Option<Unchanged>,
+/// Without a journal: one file (every change of several needs the
+/// journal, and is refused before this), staged and placed. A temp file
+/// a sweep took meanwhile (its writer slower than the sweep's margin) is
+/// staged again.
+fn plain(
+    files: Vec<Planned<'_, '_>>,
     started: SystemTime,
     config: &Config,
-) -> Result<fs::sys::Stat, ToolError> {
-    let (root, resolved) = (target.root, &target.resolved);
-    let created = fs::create_parents(root, resolved)
-        .map_err(|e| fs::io_error(&e, "creating the parent directory"))?;
-    let parent = resolved.parent().join("/");
-    // A directory this call created holds no leftovers.
-    let new_parent = created.last() == Some(&parent);
-    let swept = (config.sweep_temps && !new_parent).then_some(started);
-    let written = (|| {
-        let opened;
-        let dir: &Dir = if parent.is_empty() {
-            root
-        } else {
-            opened = root.open_dir_at(&parent)?;
-            &opened
-        };
-        fs::write_atomic(
-            dir,
-            resolved.file_name(),
-            content,
-            unchanged,
-            swept,
-            config.durability,
-        )
-    })();
-    written.map_err(|e| {
-        fs::remove_dirs(root, &created);
-        if fs::is_target_changed(&e) {
-            match unchanged {
-                // Only `create_only` expects nothing there.
-                Some(Unchanged::Missing) => ToolError::exists(&target.display, None),
-                _ => ToolError::changed(&target.display),
+) -> Result<Done, ToolError> {
+    let mut modified = Vec::with_capacity(files.len());
+    for plan in files {
+        let mut attempt = 0;
+        let staged = loop {
+            let staged = stage::stage(plan, None, None, started, config)?;
+            match place(&staged) {
+                Ok(()) => break staged,
+                Err(e) => {
+                    stage::unstage(std::slice::from_ref(&staged));
+                    attempt += 1;
+                    let swept = e.kind() == std::io::ErrorKind::NotFound && staged.temp.is_some();
+                    if !swept || attempt >= fs::RENAME_ATTEMPTS {
+                        return Err(failure(&staged.plan, &e));
+                    }
+                }
             }
-        } else if e.kind() == std::io::ErrorKind::IsADirectory {
-            ToolError::became_directory()
-        } else if e.kind() == std::io::ErrorKind::Interrupted {
-            // Only a host that gates the commit point refuses it so.
-            ToolError::cancelled()
-        } else {
-            fs::io_error(&e, "writing to file")
+        };
+        if config.durability == fs::Durability::Full {
+            // The file is synced already; a platform that cannot sync a
+            // directory (some WASI hosts) loses only the rename's
+            // durability.
+            let _ = staged.dir.sync();
         }
+        modified.push(staged.modified);
+    }
+    Ok(Done {
+        record: None,
+        modified,
     })
+}
+
+/// A single write's commit as the envelope reports it.
+pub(super) fn committed(target: &Target<'_>, done: &Done) -> Committed {
+    Committed {
+        modified: done.modified.first().copied().flatten(),
+        created_dir: created_dir(target),
+    }
 }

@@ -8,7 +8,7 @@ use write_tool_wire::settings::Settings;
 
 use crate::diff::DiffLimits;
 use crate::fs::Durability;
-use crate::journal::Journal;
+use crate::journal::{By, Journal};
 use crate::protect::{ProtectError, Protection};
 
 /// Host-chosen limits and switches.
@@ -43,6 +43,10 @@ pub struct Config {
     pub revert: bool,
     /// Calls may read and maintain the journal (the host's own commands).
     pub admin: bool,
+    /// Who makes the calls: the journal records it, a model may not undo
+    /// a person's change, and a person's messages name the command line's
+    /// flags.
+    pub by: By,
     /// Most files one `write_many` writes.
     pub many_max_files: u64,
     /// Most bytes of content one `write_many` carries in all.
@@ -65,6 +69,7 @@ impl Default for Config {
             journal: None,
             revert: true,
             admin: false,
+            by: By::Model,
             many_max_files: defaults::MANY_MAX_FILES,
             many_max_bytes: defaults::MANY_MAX_BYTES,
             allow_delete: false,
@@ -86,6 +91,11 @@ impl Config {
             refuse_placeholders: settings.refuse_placeholders,
             revert: settings.revert,
             admin: settings.admin,
+            by: if settings.person {
+                By::Person
+            } else {
+                By::Model
+            },
             many_max_files: settings.many_max_files,
             many_max_bytes: settings.many_max_bytes,
             allow_delete: settings.allow_delete,

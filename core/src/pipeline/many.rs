@@ -13,17 +13,19 @@ use write_tool_wire::envelope::{
 
 use crate::diff::limits::{MAX_PREVIEW_BYTES, MAX_PREVIEW_LINES, TRUNCATION_MARK};
 use crate::error::ToolError;
-use crate::fs;
 use crate::fs::Unchanged;
-use crate::journal::{Digest, Kind as RecordKind, State};
+use crate::journal::Kind as RecordKind;
 use crate::params::ManyRequest;
 use crate::roots::Roots;
 
+use super::commit;
 use super::config::Config;
-use super::journaled::{self, Extra, Seen, Staged};
+use super::group::{Change, Extra};
+use super::lock;
 use super::outcome::{Outcome, cut};
+use super::prepare::{Prepared, Source, prepare};
+use super::stage::{Content, Planned, Seen};
 use super::target::Target;
-use super::{Source, lock, prepare};
 
 /// One file of a change of several, as the envelope reports it.
 #[derive(Debug)]
@@ -133,6 +135,23 @@ pub(super) fn push_ready<'r>(
             None => format!("The patch changes '{file}' twice; nothing was written."),
         }));
     }
+    // One write's file is a directory another write needs: refused here,
+    // in words, rather than failing as the directory is made.
+    let under = |dir: &str, file: &str| file.strip_prefix(dir).is_some_and(|r| r.starts_with('/'));
+    if let Some(j) = ready.iter().position(|r| {
+        under(&r.target.display, &one.target.display)
+            || under(&one.target.display, &r.target.display)
+    }) {
+        let (a, b) = (&ready[j].target.display, &one.target.display);
+        let file = if under(a, b) { a } else { b };
+        let pair = match what {
+            Some(what) => format!("{what}[{j}] ('{a}') and {what}[{}] ('{b}')", ready.len()),
+            None => format!("The patch's '{a}' and '{b}'"),
+        };
+        return Err(ToolError::invalid_param(format!(
+            "{pair}: '{file}' would have to be both a file and a directory; nothing was written."
+        )));
+    }
     ready.push(one);
     Ok(())
 }
@@ -154,12 +173,11 @@ fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, T
             config.many_max_bytes
         )));
     }
-    let journal = match &config.journal {
-        Some(journal) => Some(journal),
-        // A dry run changes nothing and needs no record.
-        None if request.dry_run => None,
-        None => return Err(ToolError::no_journal_for_many()),
-    };
+    // A dry run changes nothing and needs no record.
+    let journal = config.journal.is_some();
+    if !journal && !request.dry_run {
+        return Err(ToolError::no_journal_for_many());
+    }
     let started = SystemTime::now();
     let mut ready: Vec<Ready<'_>> = Vec::with_capacity(request.writes.len());
     for (i, write) in request.writes.iter().enumerate() {
@@ -182,8 +200,36 @@ fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, T
 }
 
 impl<'r> Ready<'r> {
+    /// The file as the commit takes it.
+    pub(super) fn planned<'a>(&'a self) -> Planned<'r, 'a> {
+        let as_read = self
+            .old
+            .map(|(len, modified)| Unchanged::File { len, modified });
+        Planned {
+            target: &self.target,
+            content: if self.delete {
+                Content::Remove
+            } else {
+                Content::Bytes(&self.bytes)
+            },
+            // A removal always looks: it must take what the call read.
+            unchanged: if self.delete {
+                as_read
+            } else {
+                self.expect_unchanged
+                    .then_some(as_read.unwrap_or(Unchanged::Missing))
+            },
+            seen: self.old.map(|(size, modified)| Seen {
+                bytes: None,
+                size,
+                modified,
+            }),
+            shared: self.shared,
+        }
+    }
+
     /// A write, prepared for `request`.
-    pub(super) fn of(p: super::Prepared<'r, '_>, request: &crate::params::Request) -> Ready<'r> {
+    pub(super) fn of(p: Prepared<'r, '_>, request: &crate::params::Request) -> Ready<'r> {
         Ready {
             target: p.target,
             bytes: p.bytes.to_vec(),
@@ -203,7 +249,7 @@ pub(super) fn finish(
     roots: &Roots,
     ready: Vec<Ready<'_>>,
     dry_run: bool,
-    journal: Option<&std::sync::Arc<crate::journal::Journal>>,
+    journal: bool,
     kind: Kind,
     started: SystemTime,
     config: &Config,
@@ -227,9 +273,9 @@ pub(super) fn finish(
         );
         return Ok(group);
     }
-    let Some(journal) = journal else {
+    if !journal {
         return Err(ToolError::no_journal_for_many());
-    };
+    }
     if changed == 0 {
         group.applied = true;
         group.headline = format!(
@@ -238,75 +284,18 @@ pub(super) fn finish(
         );
         return Ok(group);
     }
-    let mut staged: Vec<Staged<'_, '_>> = Vec::with_capacity(changed);
-    for (i, r) in ready.iter().enumerate() {
-        if r.outcome.unchanged {
-            continue;
-        }
-        if r.delete {
-            let dir = match journaled::parent_of(&r.target) {
-                Ok(dir) => dir,
-                Err(e) => {
-                    journaled::unstage(&staged);
-                    return Err(fs::io_error(&e, "opening the file's directory"));
-                }
-            };
-            staged.push(Staged {
-                target: &r.target,
-                dir,
-                temp: None,
-                new: None,
-                created: Vec::new(),
-                unchanged: r
-                    .old
-                    .map(|(len, modified)| Unchanged::File { len, modified }),
-                seen: r.old.map(|(size, modified)| Seen {
-                    bytes: None,
-                    size,
-                    modified,
-                }),
-                shared: false,
-            });
-            continue;
-        }
-        let (dir, temp, created, stat) =
-            match journaled::stage(&r.target, &r.bytes, started, config) {
-                Ok(done) => done,
-                Err(e) => {
-                    journaled::unstage(&staged);
-                    return Err(e.prefixed(&format!("writes[{i}] ('{}')", r.target.display)));
-                }
-            };
-        staged.push(Staged {
-            target: &r.target,
-            dir,
-            temp: Some(temp),
-            new: Some(State {
-                digest: Digest::of(&r.bytes).hex(),
-                size: r.bytes.len() as u64,
-                mtime_ms: stat.modified.map(journaled::ms),
-            }),
-            created,
-            unchanged: r.expect_unchanged.then_some(match r.old {
-                None => Unchanged::Missing,
-                Some((len, modified)) => Unchanged::File { len, modified },
-            }),
-            seen: r.old.map(|(size, modified)| Seen {
-                bytes: None,
-                size,
-                modified,
-            }),
-            shared: r.shared,
-        });
-    }
-    let record = journaled::commit(
-        roots,
-        journal,
-        RecordKind::Many,
-        staged,
-        Extra::default(),
-        config,
-    )?;
+    let files: Vec<Planned<'_, '_>> = ready
+        .iter()
+        .filter(|r| !r.outcome.unchanged)
+        .map(Ready::planned)
+        .collect();
+    let change = Change {
+        kind: RecordKind::Many,
+        files,
+        extra: Extra::default(),
+    };
+    let done = commit::commit(roots, change, started, config)?;
+    let record = done.record.ok_or_else(ToolError::no_journal_for_many)?;
     group.applied = true;
     group.headline = match kind {
         Kind::Writes => format!(

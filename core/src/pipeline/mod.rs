@@ -1,30 +1,37 @@
 //! One call from request to envelope, as a sequence of named stages.
 //!
-//! [`call`] and [`write`] run [`run`]: each stage is a function in its own
-//! file, with typed input and output, so that an operation other than a
+//! This file only dispatches: each stage is a function in its own file,
+//! with typed input and output, so that an operation other than a
 //! whole-content write (an edit, a write of several files, a revert) is a
-//! new front stage or a new commit stage rather than a branch inside one
-//! long function.
+//! new front stage rather than a branch inside one long function — and
+//! never a second commit.
 //!
 //! 1. **resolve** (`target.rs`): place the path under a root, walk it with
 //!    every link followed, refuse protected places and what is no file;
 //! 2. **read the old file** (`old.rs`), bounded;
 //! 3. **lock** (`lock.rs`): the optimistic lock's values compared;
 //! 4. **plan the format** (`crate::format::plan`): the old file's
-//!    encoding, mark and line endings, and the content in them;
-//! 5. **encode and diff** (`change.rs`): the new bytes and the preview;
-//! 6. **commit** (`commit.rs`): parents created, the file replaced
-//!    atomically — or, with a journal, recorded first (`journaled.rs`);
+//!    encoding, mark and line endings, and the content in them (an edit's
+//!    or a patch's front stage, `edits.rs`, turns its edits into content);
+//! 5. **encode and diff** (`change.rs`): the new bytes and the preview —
+//!    stages 1 to 5 are run by `prepare.rs`;
+//! 6. **stage and commit** (`stage.rs`, `commit.rs`): the new content in
+//!    a synced temp file, then put in place by the one commit point every
+//!    operation shares (`place.rs`); with a journal, recorded first
+//!    (`journaled.rs`), after a dead writer's commit is finished or rolled
+//!    back (`recover.rs`);
 //! 7. **answer** (`outcome.rs`, `text.rs`): the envelope.
 //!
-//! The journal's requests (`docs/contract.md#journal`) reuse the stages:
-//! `many.rs` prepares each write as above and commits them as one change;
-//! `revert.rs` plans a revert from the records and commits it the same
-//! way; `admin.rs` answers the host's own requests; `gc.rs` keeps the
-//! journal within its bounds.
+//! `single.rs` runs them for one file; `many.rs` (`write_many`) and
+//! `patch.rs` prepare each file and commit them as one change; `revert.rs`
+//! plans a revert from the records and commits it the same way;
+//! `admin.rs` answers the host's own requests; `gc.rs` keeps the journal
+//! within its bounds.
 
 mod admin;
 mod change;
+mod checkpoint;
+mod choose;
 mod commit;
 mod config;
 mod edits;
@@ -36,29 +43,27 @@ mod many;
 mod old;
 mod outcome;
 mod patch;
+mod place;
+mod prepare;
+mod recover;
+mod restore;
 mod revert;
+mod single;
+mod stage;
 mod target;
 mod text;
 
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
-use serde_json::Value;
 use write_tool_wire::envelope::{Envelope, elapsed_ms};
-use write_tool_wire::request::ToolName;
 
 pub use config::Config;
 
-use crate::edit::Edit;
-use crate::edit::patch::Hunk;
-use crate::error::{ErrorKind, ToolError};
-use crate::format::{self, TextEncoding};
-use crate::fs;
 use crate::params::{
     Call, EditRequest, ManyRequest, PatchRequest, Request, RevertRequest, RevertTarget,
 };
 use crate::roots::Roots;
-use change::Change;
-use outcome::Outcome;
+use prepare::Source;
 
 /// Run raw JSON call input against `roots`.
 ///
@@ -69,14 +74,16 @@ pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
     let (echo, request) = crate::params::parse_any(&input);
     drop(input);
     match request {
-        Ok(Call::Write(request)) => answer(roots, &request, Source::Content, echo, config, start),
+        Ok(Call::Write(request)) => {
+            single::answer(roots, &request, Source::Content, echo, config, start)
+        }
         Ok(Call::Edit(edit)) => {
             let source = Source::Edits(&edit.edits);
-            answer(roots, &edit.request, source, echo, config, start)
+            single::answer(roots, &edit.request, source, echo, config, start)
         }
         Ok(Call::Many(request)) => many::answer(roots, &request, echo, config, start),
         Ok(Call::Revert(request)) => revert::answer(roots, &request, echo, config, start),
-        Ok(Call::Checkpoint(name)) => revert::checkpoint(roots, &name, echo, config, start),
+        Ok(Call::Checkpoint(name)) => checkpoint::checkpoint(roots, &name, echo, config, start),
         Ok(Call::Journal(request)) => admin::answer(roots, &request, echo, config, start),
         Ok(Call::Patch(request)) => patch::answer(roots, &request, echo, config, start),
         Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
@@ -115,7 +122,7 @@ pub fn revert(roots: &Roots, request: &RevertRequest, config: &Config) -> Envelo
 /// Set a checkpoint through the typed interface.
 pub fn checkpoint(roots: &Roots, name: &str, config: &Config) -> Envelope {
     let start = Instant::now();
-    revert::checkpoint(
+    checkpoint::checkpoint(
         roots,
         name,
         serde_json::json!({"checkpoint": name}),
@@ -127,7 +134,7 @@ pub fn checkpoint(roots: &Roots, name: &str, config: &Config) -> Envelope {
 /// Run a typed request against `roots`.
 pub fn write(roots: &Roots, request: &Request, config: &Config) -> Envelope {
     let start = Instant::now();
-    answer(
+    single::answer(
         roots,
         request,
         Source::Content,
@@ -148,7 +155,7 @@ pub fn apply_patch(roots: &Roots, request: &PatchRequest, config: &Config) -> En
 pub fn edit(roots: &Roots, request: &EditRequest, config: &Config) -> Envelope {
     let start = Instant::now();
     let echo = edits::echo(request);
-    answer(
+    single::answer(
         roots,
         &request.request,
         Source::Edits(&request.edits),
@@ -158,207 +165,6 @@ pub fn edit(roots: &Roots, request: &EditRequest, config: &Config) -> Envelope {
     )
 }
 
-fn answer(
-    roots: &Roots,
-    request: &Request,
-    source: Source<'_>,
-    echo: Value,
-    config: &Config,
-    start: Instant,
-) -> Envelope {
-    let mut resolved = None;
-    match run(roots, request, source, config, &mut resolved) {
-        Ok(outcome) => outcome.into_envelope(request, echo, elapsed_ms(start), resolved),
-        Err(err) if request.tool == ToolName::WriteFile && err.kind() == ErrorKind::OutsideRoot => {
-            // `write_file`'s callers match on its own wording
-            // (`docs/contract.md#several-roots`).
-            let err = ToolError::not_allowed(&request.path);
-            err.into_envelope(elapsed_ms(start), echo, resolved)
-        }
-        Err(err) => err.into_envelope(elapsed_ms(start), echo, resolved),
-    }
-}
-
-/// The stages of a whole-content write, in order. `resolved` gets the
-/// target's name as soon as it is known, for the error envelope too.
-fn run(
-    roots: &Roots,
-    request: &Request,
-    source: Source<'_>,
-    config: &Config,
-    resolved: &mut Option<String>,
-) -> Result<Outcome, ToolError> {
-    let started = SystemTime::now();
-    prepare(roots, request, source, config, resolved, |prepared| {
-        let Prepared {
-            target,
-            old,
-            bytes,
-            mut outcome,
-            shared,
-        } = prepared;
-        if request.dry_run || outcome.unchanged {
-            // The file stays as it is: its own lock values.
-            outcome.applied = !request.dry_run;
-            outcome.lock = old.map(|o| lock::values(&o.bytes, o.modified, request.report_sha256));
-            return Ok(outcome);
-        }
-        let expect_unchanged = lock::requested(request) || request.create_only;
-        let committed = match &config.journal {
-            None => commit::commit(&target, old, bytes, expect_unchanged, started, config)?,
-            Some(journal) => {
-                let (committed, id) = group::commit_one(
-                    roots,
-                    journal,
-                    &target,
-                    old,
-                    bytes,
-                    expect_unchanged,
-                    shared,
-                    started,
-                    config,
-                )?;
-                outcome.change_id = Some(id);
-                committed
-            }
-        };
-        outcome.lock = Some(lock::values(
-            bytes,
-            committed.modified,
-            request.report_sha256,
-        ));
-        outcome.applied = true;
-        outcome.committed = Some(committed);
-        Ok(outcome)
-    })
-}
-
-/// What the stages before the commit found: the target, its old file, the
-/// new bytes and the outcome so far.
-struct Prepared<'r, 'b> {
-    /// Where the write goes.
-    target: target::Target<'r>,
-    /// The old file, if there is one and it was read.
-    old: Option<&'b fs::Existing>,
-    /// The bytes the file will hold.
-    bytes: &'b [u8],
-    /// The outcome, before the commit.
-    outcome: Outcome,
-    /// The target has other hard links: it was not read.
-    shared: bool,
-}
-
-/// What a call puts in the file.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Source<'a> {
-    /// The request's content, whole.
-    Content,
-    /// Edits of the old file's text (`docs/contract.md#edit`).
-    Edits(&'a [Edit]),
-    /// A patch's hunks for the old file's text (`docs/contract.md#patch`).
-    Hunks(&'a [Hunk]),
-    /// Nothing: the file goes (a patch's delete).
-    Remove,
-}
-
-/// Run the stages up to the commit and hand what they found to `then`.
-fn prepare<'r, R>(
-    roots: &'r Roots,
-    request: &Request,
-    source: Source<'_>,
-    config: &Config,
-    resolved: &mut Option<String>,
-    then: impl FnOnce(Prepared<'r, '_>) -> Result<R, ToolError>,
-) -> Result<R, ToolError> {
-    if let Source::Content = source {
-        check_content(&request.content, config)?;
-    }
-    let target = target::resolve(roots, request.tool, &request.path)?;
-    *resolved = Some(target.display.clone());
-    target.check_writable(request.create_only, config)?;
-    // A file with other names, which may lie outside the root, is replaced
-    // without being read: nothing of its content reaches the answer.
-    let shared = target.resolved.shared();
-    if shared && lock::requested(request) {
-        return Err(ToolError::shared_file_lock(&target.display));
-    }
-    if !matches!(source, Source::Content) {
-        edits::check_target(&target, shared, matches!(source, Source::Remove))?;
-    }
-    let old = if shared {
-        None
-    } else {
-        old::read(&target, config)?
-    };
-    lock::check(request, old.as_ref(), &target.display)?;
-    if config.read_only && !request.dry_run {
-        return Err(ToolError::read_only_root());
-    }
-    let old_bytes = old.as_ref().map(|o| &o.bytes[..]);
-    let plan = format::plan(old_bytes, request.keep_format, request.encoding)
-        .map_err(|e| ToolError::not_in_encoding(&TextEncoding::Legacy(e.0).name()))?;
-    let (edited, matches) = match source {
-        Source::Content => (None, Vec::new()),
-        Source::Remove => (Some(String::new()), Vec::new()),
-        Source::Edits(list) => {
-            let edited = edits::apply(&plan, list, &target.display, config)?;
-            check_content(&edited.text, config)?;
-            (Some(edited.text), edited.matches)
-        }
-        Source::Hunks(hunks) => {
-            let edited = edits::apply_hunks(&plan, hunks, &target.display, config)?;
-            check_content(&edited.text, config)?;
-            (Some(edited.text), edited.matches)
-        }
-    };
-    let content = edited.as_deref().unwrap_or(&request.content);
-    let new = plan.text_of(content);
-    let limits = config.diff;
-    let Change {
-        bytes,
-        unchanged,
-        diff,
-        encoding,
-    } = change::build(&plan, old_bytes, &new.text, &target.display, &limits)?;
-    if config.refuse_placeholders
-        && let Some((line, text)) = diff.placeholders.first()
-    {
-        return Err(ToolError::placeholder(*line, text));
-    }
-    let new_size = bytes.len() as u64;
-    let mut outcome = Outcome::new(old.as_ref(), &plan, &new, new_size, diff, unchanged);
-    outcome.format.encoding = encoding;
-    outcome.edits = matches;
-    if let Source::Remove = source {
-        // Even an empty file goes.
-        outcome.operation = write_tool_wire::Operation::Delete;
-        outcome.unchanged = false;
-    }
-    if shared {
-        outcome.unread_shared();
-    }
-    // The old text can be a file-sized copy: gone before the write.
-    drop(plan);
-    then(Prepared {
-        target,
-        old: old.as_ref(),
-        bytes: &bytes,
-        outcome,
-        shared,
-    })
-}
-
-fn check_content(content: &str, config: &Config) -> Result<(), ToolError> {
-    if content.is_empty() && !config.allow_empty {
-        return Err(ToolError::empty_content());
-    }
-    let len = content.len() as u64;
-    if len > config.max_content_bytes {
-        return Err(ToolError::content_too_large(len, config.max_content_bytes));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -366,6 +172,7 @@ mod tests {
     use super::*;
     use crate::error::ErrorCode;
     use crate::fs::Dir;
+    use serde_json::Value;
     use write_tool_wire::Status;
 
     fn run_json(root: &Path, input: Value) -> Envelope {

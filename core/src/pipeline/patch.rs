@@ -16,14 +16,16 @@ use write_tool_wire::request::ToolName;
 
 use crate::edit::patch::FileOp;
 use crate::error::ToolError;
-use crate::fs::Unchanged;
+use crate::journal::Kind;
 use crate::params::{PatchRequest, Request};
 use crate::roots::Roots;
 
 use super::commit;
 use super::config::Config;
-use super::many::{self, Group, Kind, Ready, push_ready};
-use super::{Source, prepare, target};
+use super::group::{Change, Extra};
+use super::many::{self, Group, Ready, push_ready};
+use super::prepare::{Source, prepare};
+use super::target;
 
 /// Answer an `apply_patch`.
 pub(super) fn answer(
@@ -124,13 +126,13 @@ fn run(roots: &Roots, request: &PatchRequest, config: &Config) -> Result<Group, 
         }
     }
     match journal {
-        None if !request.dry_run => commit_alone(ready, started, config),
+        None if !request.dry_run => commit_alone(roots, ready, started, config),
         journal => many::finish(
             roots,
             ready,
             request.dry_run,
-            journal,
-            Kind::Patch,
+            journal.is_some(),
+            many::Kind::Patch,
             started,
             config,
         ),
@@ -159,9 +161,13 @@ fn prepared<'r>(
     config: &Config,
 ) -> Result<Ready<'r>, ToolError> {
     let mut resolved = None;
-    prepare(roots, request, source, config, &mut resolved, |p| {
+    let mut ready = prepare(roots, request, source, config, &mut resolved, |p| {
         Ok(Ready::of(p, request))
-    })
+    })?;
+    // A hunk applies to the file as read: a file changed since is not
+    // replaced, with or without a journal.
+    ready.expect_unchanged = true;
+    Ok(ready)
 }
 
 /// The file at `path`, to be removed: it goes through the stages as a
@@ -183,6 +189,7 @@ fn removal<'r>(
 /// A patch of one added or updated file, on a host with no journal:
 /// committed as a write is.
 fn commit_alone(
+    roots: &Roots,
     mut ready: Vec<Ready<'_>>,
     started: SystemTime,
     config: &Config,
@@ -198,11 +205,12 @@ fn commit_alone(
         group.headline = "No changes: the file already holds what the patch makes.".to_owned();
         return Ok(group);
     }
-    let unchanged = match r.old {
-        None => Unchanged::Missing,
-        Some((len, modified)) => Unchanged::File { len, modified },
+    let change = Change {
+        kind: Kind::Many,
+        files: vec![r.planned()],
+        extra: Extra::default(),
     };
-    commit::commit_expecting(&r.target, &r.bytes, Some(unchanged), started, config)?;
+    commit::commit(roots, change, started, config)?;
     group.headline = "Applied the patch: 1 of 1 files changed.".to_owned();
     Ok(group)
 }

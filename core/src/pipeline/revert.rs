@@ -1,34 +1,37 @@
 //! `revert` and `checkpoint` (`docs/contract.md#journal`).
 //!
-//! A revert works out, from the records, what each file it touches held
-//! before the first change it undoes and after the last: it expects the
-//! latter now, and puts back the former — the saved file itself, linked
-//! back, where the file system allows (its mode and times come with it),
-//! else a copy; a file those changes created is removed. A file that
+//! A revert works out, from the records `choose.rs` picks, what each file
+//! it touches held before the first change it undoes and after the last:
+//! it expects the latter now, and puts back the former — a copy of the
+//! saved content; a file those changes created is removed. A file that
 //! holds something else now was changed since: the revert is refused with
-//! what would be lost, unless forced. The revert is a change of its own,
-//! committed and recorded as every other (so it can be reverted too).
+//! what would be lost, unless forced. A file with other hard links is
+//! read neither now nor ever: it counts as changed, and nothing of it is
+//! shown. The revert is a change of its own, committed through the one
+//! commit every change goes through, and recorded (so it can be undone
+//! too).
 
-use std::collections::HashSet;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use serde_json::Value;
-use write_tool_wire::envelope::{
-    CWD, Context, Data, Envelope, Operation, Stats, Status, WriteStats, elapsed_ms,
-};
+use write_tool_wire::envelope::{Envelope, Operation};
 use write_tool_wire::request::ToolName;
 
 use crate::diff;
 use crate::error::ToolError;
 use crate::fs::sys::Kind as EntryKind;
 use crate::fs::{self, Unchanged};
-use crate::journal::{Digest, Journal, Kind, ObjectError, Record, State, seq_of};
-use crate::params::{RevertRequest, RevertTarget};
+use crate::journal::{By, FileChange, Journal, Kind, ObjectError, Record, State};
+use crate::params::RevertRequest;
 use crate::roots::Roots;
 
+use super::choose::{Chosen, choose};
+use super::commit;
 use super::config::Config;
-use super::journaled::{self, Extra, ParentDir, Seen, Staged};
+use super::group::Change;
+use super::journaled::created_dirs;
 use super::many::{Group, GroupFile};
+use super::stage::{Content, Planned, Seen};
 use super::target::{self, Target};
 
 /// Answer a `revert`.
@@ -50,17 +53,26 @@ struct Net {
     /// What the changes left; `None`: no file.
     expected: Option<State>,
     shared: bool,
+    /// The first change did not save what it replaced, and which change
+    /// that was.
+    unsaved: Option<String>,
 }
 
-/// A file's bytes and modification time.
-type Current = (Vec<u8>, Option<std::time::SystemTime>);
+/// What a file holds now.
+enum Current {
+    /// Nothing.
+    Missing,
+    /// A file the tool read: its bytes and modification time.
+    Read(Vec<u8>, Option<SystemTime>),
+    /// A file with other hard links, never read: its size and time.
+    Shared(u64, Option<SystemTime>),
+}
 
 /// One file of a revert, looked at.
-struct Planned<'r> {
+struct Looked<'r> {
     net: Net,
     target: Target<'r>,
-    /// What is there now: bytes and when it was modified.
-    current: Option<Current>,
+    current: Current,
     /// The content put back.
     restored: Option<Vec<u8>>,
 }
@@ -69,120 +81,17 @@ fn run(roots: &Roots, request: &RevertRequest, config: &Config) -> Result<Group,
     if !config.revert {
         return Err(ToolError::host_refuses("revert changes"));
     }
-    let journal = config.journal.as_ref().ok_or_else(ToolError::no_journal)?;
-    let records = journal
-        .records()
-        .map_err(|e| journaled::journal_error(&e))?;
-    let voided: HashSet<u64> = records
-        .iter()
-        .filter(|r| r.kind == Kind::Void)
-        .filter_map(|r| r.of)
-        .collect();
-    let live = |r: &&Record| r.is_change() && !voided.contains(&r.seq);
-    let (changes, extra, what): (Vec<&Record>, Extra, String) = match &request.target {
-        RevertTarget::Latest => {
-            let last = records
-                .iter()
-                .rev()
-                .find(live)
-                .ok_or_else(|| ToolError::no_such_change("change to revert"))?;
-            let extra = Extra {
-                reverts: Some(last.id.clone()),
-                to: None,
-            };
-            (vec![last], extra, last.id.clone())
-        }
-        RevertTarget::Change(id) => {
-            let seq =
-                seq_of(id).ok_or_else(|| ToolError::no_such_change(&format!("change '{id}'")))?;
-            let record = records
-                .iter()
-                .find(|r| r.seq == seq)
-                .filter(live)
-                .ok_or_else(|| ToolError::no_such_change(&format!("change '{id}'")))?;
-            let extra = Extra {
-                reverts: Some(record.id.clone()),
-                to: None,
-            };
-            (vec![record], extra, record.id.clone())
-        }
-        RevertTarget::Checkpoint(name) => {
-            let mark = records
-                .iter()
-                .rev()
-                .find(|r| r.kind == Kind::Checkpoint && r.name.as_deref() == Some(name))
-                .ok_or_else(|| ToolError::no_such_change(&format!("checkpoint '{name}'")))?;
-            let after: Vec<&Record> = records
-                .iter()
-                .filter(|r| r.seq > mark.seq)
-                .filter(live)
-                .collect();
-            let extra = Extra {
-                reverts: None,
-                to: Some(name.clone()),
-            };
-            (
-                after,
-                extra,
-                format!("the changes since checkpoint '{name}'"),
-            )
-        }
-    };
-    // Per file: its state before the first change and after the last.
-    let mut nets: Vec<Net> = Vec::new();
-    for file in changes.iter().flat_map(|r| &r.files) {
-        match nets.iter_mut().find(|n| n.path == file.path) {
-            Some(net) => {
-                net.expected = file.new.clone();
-                net.shared |= file.shared;
-            }
-            None => nets.push(Net {
-                path: file.path.clone(),
-                restore: file.old.clone(),
-                expected: file.new.clone(),
-                shared: file.shared,
-            }),
-        }
-    }
-    // Undone last-written first.
-    nets.reverse();
-    let mut planned = Vec::with_capacity(nets.len());
-    let mut conflicts = Vec::new();
-    let mut lost = String::new();
-    for net in nets {
-        let target = target::resolve(roots, ToolName::WriteFile, &net.path)
-            .map_err(|e| e.prefixed(&format!("'{}'", net.path)))?;
-        target
-            .check_writable(false, config)
-            .map_err(|e| e.prefixed(&format!("'{}'", net.path)))?;
-        let current = read_current(&target)?;
-        let now = current.as_ref().map(|(bytes, _)| Digest::of(bytes).hex());
-        let restored = match &net.restore {
-            None => None,
-            Some(state) => Some(journal.object(&state.digest).map_err(|e| match e {
-                ObjectError::Missing => ToolError::saved_altered(&net.path, true),
-                ObjectError::Altered => ToolError::saved_altered(&net.path, false),
-                ObjectError::Io(e) => fs::io_error(&e, "reading the journal"),
-            })?),
-        };
-        if now.as_deref() != net.expected.as_ref().map(|s| s.digest.as_str()) {
-            conflicts.push(net.path.clone());
-            if !net.shared {
-                let before = text(current.as_ref().map(|(b, _)| &b[..]));
-                let after = text(restored.as_deref());
-                lost.push_str(&diff::diff(&before, &after, &net.path, &config.diff).preview);
-            }
-        }
-        planned.push(Planned {
-            net,
-            target,
-            current,
-            restored,
-        });
-    }
-    if !conflicts.is_empty() && !request.force {
-        return Err(ToolError::revert_conflict(&conflicts, &lost));
-    }
+    let journal = config
+        .journal
+        .as_deref()
+        .ok_or_else(ToolError::no_journal)?;
+    let Chosen {
+        records,
+        extra,
+        what,
+    } = choose(journal, &request.target, config)?;
+    let planned = plan(roots, journal, &records, config)?;
+    check(&planned, request, config)?;
     let mut group = Group {
         files: planned.iter().map(|p| file_of(p, config)).collect(),
         applied: false,
@@ -202,22 +111,21 @@ fn run(roots: &Roots, request: &RevertRequest, config: &Config) -> Result<Group,
     if config.read_only {
         return Err(ToolError::read_only_root());
     }
-    let mut staged: Vec<Staged<'_, '_>> = Vec::new();
-    for (p, f) in planned.iter().zip(&group.files) {
-        if !f.changes {
-            continue;
-        }
-        match stage(journal, p) {
-            Ok(s) => staged.push(s),
-            Err(e) => {
-                journaled::unstage(&staged);
-                return Err(e);
-            }
-        }
-    }
-    let record = journaled::commit(roots, journal, Kind::Revert, staged, extra, config)?;
+    let files: Vec<Planned<'_, '_>> = planned
+        .iter()
+        .zip(&group.files)
+        .filter(|(_, f)| f.changes)
+        .map(|(p, _)| p.planned())
+        .collect();
+    let change = Change {
+        kind: Kind::Revert,
+        files,
+        extra,
+    };
+    let done = commit::commit(roots, change, SystemTime::now(), config)?;
+    let record = done.record.ok_or_else(ToolError::no_journal)?;
     // Directories the undone changes created, where they are empty now.
-    for dir in journaled::created_dirs(changes.iter().flat_map(|r| r.files.iter())) {
+    for dir in created_dirs(records.iter().flat_map(|r| r.files.iter())) {
         if let Ok(located) = roots.locate(ToolName::WriteFile, &dir) {
             let _ = located.dir.remove_dir_at(&located.rel.names().join("/"));
         }
@@ -228,24 +136,176 @@ fn run(roots: &Roots, request: &RevertRequest, config: &Config) -> Result<Group,
     Ok(group)
 }
 
-/// The file `target` names now: its bytes and time, `None` when missing.
-fn read_current(target: &Target<'_>) -> Result<Option<Current>, ToolError> {
+/// Per file: its state before the first change and after the last,
+/// undone last-written first.
+fn nets(records: &[Record]) -> Vec<Net> {
+    let mut nets: Vec<Net> = Vec::new();
+    for (record, file) in records
+        .iter()
+        .flat_map(|r| r.files.iter().map(move |f| (r, f)))
+    {
+        match nets.iter_mut().find(|n| n.path == file.path) {
+            Some(net) => {
+                net.expected = file.new.clone();
+                net.shared |= file.shared;
+            }
+            None => nets.push(Net {
+                path: file.path.clone(),
+                restore: file.old.clone(),
+                expected: file.new.clone(),
+                shared: file.shared,
+                unsaved: unsaved(record, file),
+            }),
+        }
+    }
+    nets.reverse();
+    nets
+}
+
+/// The change whose saved content of `file` is missing, if it is.
+fn unsaved(record: &Record, file: &FileChange) -> Option<String> {
+    file.unsaved.then(|| record.id.clone())
+}
+
+/// Each file the records touched, resolved, read and checked.
+fn plan<'r>(
+    roots: &'r Roots,
+    journal: &Journal,
+    records: &[Record],
+    config: &Config,
+) -> Result<Vec<Looked<'r>>, ToolError> {
+    let mut planned = Vec::new();
+    for net in nets(records) {
+        let named = |e: ToolError| e.prefixed(&format!("'{}'", net.path));
+        if let Some(id) = &net.unsaved {
+            return Err(ToolError::unrevertable(&net.path, id));
+        }
+        let target = target::resolve(roots, ToolName::WriteFile, &net.path).map_err(named)?;
+        target.check_writable(false, config).map_err(named)?;
+        let current = read_current(&target)?;
+        let restored = match &net.restore {
+            None => None,
+            Some(state) => Some(journal.object(&state.digest).map_err(|e| match e {
+                ObjectError::Missing => ToolError::saved_altered(&net.path, true),
+                ObjectError::Altered => ToolError::saved_altered(&net.path, false),
+                ObjectError::Io(e) => fs::io_error(&e, "reading the journal"),
+            })?),
+        };
+        planned.push(Looked {
+            net,
+            target,
+            current,
+            restored,
+        });
+    }
+    Ok(planned)
+}
+
+/// Refuse a revert that would lose changes made since (unless forced),
+/// or that a model may not make: removing a file that changed since it
+/// was created, where the host lets no call remove files.
+fn check(
+    planned: &[Looked<'_>],
+    request: &RevertRequest,
+    config: &Config,
+) -> Result<(), ToolError> {
+    let mut conflicts = Vec::new();
+    let mut lost = String::new();
+    for p in planned {
+        if p.holds_expected() {
+            continue;
+        }
+        conflicts.push(p.net.path.clone());
+        if let Current::Read(bytes, _) = &p.current {
+            let before = text(Some(bytes));
+            let after = text(p.restored.as_deref());
+            lost.push_str(&diff::diff(&before, &after, &p.net.path, &config.diff).preview);
+        }
+    }
+    if conflicts.is_empty() {
+        return Ok(());
+    }
+    if !request.force {
+        return Err(ToolError::revert_conflict(&conflicts, &lost));
+    }
+    let removes = planned
+        .iter()
+        .find(|p| p.net.restore.is_none() && !p.holds_expected());
+    match removes {
+        Some(p) if config.by == By::Model && !config.allow_delete => {
+            Err(ToolError::revert_would_delete(&p.net.path))
+        }
+        _ => Ok(()),
+    }
+}
+
+impl Looked<'_> {
+    /// Whether the file holds what the undone changes left. A file with
+    /// other hard links is never read, so never known to.
+    fn holds_expected(&self) -> bool {
+        let now = match &self.current {
+            Current::Missing => None,
+            Current::Read(bytes, _) => Some(crate::journal::Digest::of(bytes).hex()),
+            Current::Shared(..) => return false,
+        };
+        now.as_deref() == self.net.expected.as_ref().map(|s| s.digest.as_str())
+    }
+
+    /// The file as the commit takes it: the restored content, expected to
+    /// find the file as it was looked at.
+    fn planned(&self) -> Planned<'_, '_> {
+        let (unchanged, seen) = match &self.current {
+            Current::Missing => (Unchanged::Missing, None),
+            Current::Read(bytes, modified) => (
+                Unchanged::File {
+                    len: bytes.len() as u64,
+                    modified: *modified,
+                },
+                Some(Seen {
+                    bytes: Some(bytes),
+                    size: bytes.len() as u64,
+                    modified: *modified,
+                }),
+            ),
+            Current::Shared(len, modified) => (
+                Unchanged::File {
+                    len: *len,
+                    modified: *modified,
+                },
+                None,
+            ),
+        };
+        Planned {
+            target: &self.target,
+            content: match &self.net.restore {
+                Some(state) => Content::Saved(state),
+                None => Content::Remove,
+            },
+            unchanged: Some(unchanged),
+            seen,
+            shared: self.net.shared || matches!(self.current, Current::Shared(..)),
+        }
+    }
+}
+
+/// The file `target` names now. A file with other hard links is not read:
+/// it may be another name of a file outside the root.
+fn read_current(target: &Target<'_>) -> Result<Current, ToolError> {
     let rel = target.resolved.display();
+    let reading = |e: std::io::Error| fs::io_error(&e, "reading the existing file");
     match target.root.stat_at(&rel) {
+        Ok(stat) if stat.kind == EntryKind::File && stat.link_count > 1 => {
+            Ok(Current::Shared(stat.len, stat.modified))
+        }
         Ok(stat) if stat.kind == EntryKind::File => {
-            let file = target
-                .root
-                .open_read_at(&rel)
-                .map_err(|e| fs::io_error(&e, "reading the existing file"))?;
-            let bytes = file
-                .read_all(stat.len)
-                .map_err(|e| fs::io_error(&e, "reading the existing file"))?;
-            Ok(Some((bytes, stat.modified)))
+            let file = target.root.open_read_at(&rel).map_err(reading)?;
+            let bytes = file.read_all(stat.len).map_err(reading)?;
+            Ok(Current::Read(bytes, stat.modified))
         }
         Ok(stat) if stat.kind == EntryKind::Directory => Err(ToolError::is_directory()),
         Ok(_) => Err(ToolError::not_regular_file()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(fs::io_error(&e, "reading the existing file")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Current::Missing),
+        Err(e) => Err(reading(e)),
     }
 }
 
@@ -254,16 +314,21 @@ fn text(bytes: Option<&[u8]>) -> String {
     bytes.map_or_else(String::new, |b| String::from_utf8_lossy(b).into_owned())
 }
 
-fn file_of(p: &Planned<'_>, config: &Config) -> GroupFile {
-    let before = p.current.as_ref().map(|(b, _)| &b[..]);
-    let after = p.restored.as_deref();
-    let changes = before != after;
-    let operation = match (before, after) {
-        (None, _) => Operation::Create,
-        (Some(_), None) => Operation::Delete,
-        (Some(_), Some(_)) => Operation::Update,
+fn file_of(p: &Looked<'_>, config: &Config) -> GroupFile {
+    let (before, shared_now) = match &p.current {
+        Current::Missing => (None, false),
+        Current::Read(bytes, _) => (Some(&bytes[..]), false),
+        Current::Shared(..) => (None, true),
     };
-    let summary = if p.net.shared {
+    let after = p.restored.as_deref();
+    let exists = !matches!(p.current, Current::Missing);
+    let changes = shared_now || before != after;
+    let operation = match (exists, after) {
+        (false, _) => Operation::Create,
+        (true, None) => Operation::Delete,
+        (true, Some(_)) => Operation::Update,
+    };
+    let summary = if p.net.shared || shared_now {
         // Its content may be a file outside the root's: not shown.
         diff::DiffSummary::default()
     } else {
@@ -273,7 +338,7 @@ fn file_of(p: &Planned<'_>, config: &Config) -> GroupFile {
         path: p.net.path.clone(),
         operation,
         preview: summary.preview,
-        truncated: summary.truncated || p.net.shared,
+        truncated: summary.truncated || p.net.shared || shared_now,
         lines_added: summary.lines_added,
         lines_removed: summary.lines_removed,
         sizes: (
@@ -284,112 +349,5 @@ fn file_of(p: &Planned<'_>, config: &Config) -> GroupFile {
         warnings: Vec::new(),
         encoding: String::new(),
         moved: None,
-    }
-}
-
-/// Stage one file of a revert: a copy of the saved content beside
-/// it, or nothing for a removal.
-fn stage<'r, 'a>(journal: &Journal, p: &'a Planned<'r>) -> Result<Staged<'r, 'a>, ToolError> {
-    let target = &p.target;
-    let created = fs::create_parents(target.root, &target.resolved)
-        .map_err(|e| fs::io_error(&e, "creating the parent directory"))?;
-    let staged = (|| -> std::io::Result<(ParentDir<'r>, Option<String>)> {
-        let dir = journaled::parent_of(target)?;
-        let temp = match &p.net.restore {
-            Some(state) => Some(journaled::staged_copy(journal, &state.digest, &dir)?),
-            None => None,
-        };
-        Ok((dir, temp))
-    })();
-    let (dir, temp) = match staged {
-        Ok(done) => done,
-        Err(e) => {
-            fs::remove_dirs(target.root, &created);
-            return Err(fs::io_error(&e, "restoring the saved content"));
-        }
-    };
-    Ok(Staged {
-        target,
-        dir,
-        temp,
-        new: p.net.restore.clone(),
-        created,
-        unchanged: Some(match &p.current {
-            None => Unchanged::Missing,
-            Some((bytes, modified)) => Unchanged::File {
-                len: bytes.len() as u64,
-                modified: *modified,
-            },
-        }),
-        seen: p.current.as_ref().map(|(bytes, modified)| Seen {
-            bytes: Some(bytes),
-            size: bytes.len() as u64,
-            modified: *modified,
-        }),
-        shared: p.net.shared,
-    })
-}
-
-/// Answer a `checkpoint`: a record of the name, nothing written.
-pub(super) fn checkpoint(
-    roots: &Roots,
-    name: &str,
-    echo: Value,
-    config: &Config,
-    start: Instant,
-) -> Envelope {
-    let set = (|| -> Result<Record, ToolError> {
-        if !config.revert {
-            return Err(ToolError::host_refuses("set checkpoints"));
-        }
-        let journal = config.journal.as_ref().ok_or_else(ToolError::no_journal)?;
-        let held = journal.lock().map_err(|e| journaled::journal_error(&e))?;
-        journaled::recover(&held, roots, config);
-        let mut record = Record::new(Kind::Checkpoint);
-        record.name = Some(name.to_owned());
-        held.append(record, config.durability != fs::Durability::None)
-            .map_err(|e| journaled::journal_error(&e))
-    })();
-    let time_ms = elapsed_ms(start);
-    match set {
-        Ok(record) => Envelope {
-            status: Status::Success,
-            data: Some(Data {
-                applied: true,
-                operation: Operation::Checkpoint,
-                diff_preview: String::new(),
-                diff_truncated: false,
-                encoding: String::new(),
-                bom: false,
-                line_endings: None,
-                lock: None,
-                warnings: Vec::new(),
-                change_id: Some(record.id.clone()),
-                files: Vec::new(),
-                edits: Vec::new(),
-            }),
-            text: format!(
-                "Checkpoint '{name}' set ({}): revert with {{\"to\": \"{name}\"}} undoes every \
-                 change after it.",
-                record.id
-            ),
-            stats: Stats {
-                time_ms,
-                write: Some(WriteStats {
-                    bytes_written: 0,
-                    original_size: 0,
-                    new_size: 0,
-                    lines_added: 0,
-                    lines_removed: 0,
-                }),
-            },
-            context: Context {
-                cwd: CWD.to_owned(),
-                params_input: echo,
-                path_resolved: None,
-            },
-            error: None,
-        },
-        Err(err) => err.into_envelope(time_ms, echo, None),
     }
 }

@@ -2,7 +2,7 @@
 //! with every link followed, checked against the protected paths, and
 //! refused where no file can be written there.
 
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 use crate::fs::{self, Dir, Resolved, TargetKind};
 use crate::path::RelPath;
 use crate::roots::Roots;
@@ -95,4 +95,28 @@ fn prefixed(prefix: Option<&str>, rel: String) -> String {
         None => rel,
         Some(prefix) => format!("{prefix}/{rel}"),
     }
+}
+
+/// The capability layer's refusal and the operating system's own (an
+/// immutable file, a directory that takes no new entries) reach the
+/// component alike. Walk the path again: if it still resolves to the same
+/// place inside, nothing led outside, and the refusal was the system's.
+pub(super) fn refine(target: &Target<'_>, err: ToolError) -> ToolError {
+    if err.kind() == ErrorKind::OutsideRoot
+        && fs::resolve(target.root, target.rel.clone())
+            .is_ok_and(|again| again.names == target.resolved.names)
+    {
+        ToolError::os_refused()
+    } else {
+        err
+    }
+}
+
+/// The outermost directory a write to `target` creates, as shown.
+pub(super) fn created_dir(target: &Target<'_>) -> Option<String> {
+    let resolved = &target.resolved;
+    resolved
+        .creates_dirs()
+        .then(|| resolved.parent_display().map(|p| target.shown(p)))
+        .flatten()
 }

@@ -1,0 +1,125 @@
+//! Why edits were not applied, in words a model can act on.
+
+use super::canon::Tolerance;
+use super::closest::Closest;
+
+/// Why the edits were not applied; none of them was.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EditError {
+    /// An edit's old text is empty.
+    EmptyOld(usize),
+    /// An edit's old and new text are the same.
+    Same(usize),
+    /// An edit's old text is nowhere.
+    NotFound {
+        /// Which edit, from 0.
+        index: usize,
+        /// The closest region, if any.
+        closest: Option<Closest>,
+        /// The old text was in the file before an earlier edit changed it.
+        consumed: bool,
+    },
+    /// An edit without `replace_all` matches several places.
+    Ambiguous {
+        /// Which edit, from 0.
+        index: usize,
+        /// The rung that found them.
+        tolerance: Tolerance,
+        /// Their first lines.
+        lines: Vec<u64>,
+    },
+    /// An edit changes text an earlier one wrote.
+    Overlap {
+        /// Which edit, from 0.
+        index: usize,
+        /// The earlier edit.
+        other: usize,
+    },
+}
+
+/// Most line numbers an ambiguity lists.
+const MAX_LISTED: usize = 20;
+
+impl EditError {
+    /// The message for a call of `count` edits on `path`.
+    pub fn message(&self, path: &str, count: usize) -> String {
+        let who = |i: usize| {
+            if count == 1 {
+                "The edit".to_owned()
+            } else {
+                format!("Edit {}", i + 1)
+            }
+        };
+        match self {
+            EditError::EmptyOld(i) => format!(
+                "{}: the old text is empty. An edit replaces text that is in the file; to create \
+                 a file or replace all of it, use Write.",
+                who(*i)
+            ),
+            EditError::Same(i) => format!(
+                "{}: the old and new text are the same; nothing would change.",
+                who(*i)
+            ),
+            EditError::NotFound {
+                index,
+                consumed: true,
+                ..
+            } => format!(
+                "{}: the old text is no longer in '{path}' once the edits before it are made \
+                 (edits apply in order, each to the result of the one before). Nothing was \
+                 changed.",
+                who(*index)
+            ),
+            EditError::NotFound { index, closest, .. } => {
+                let mut text = format!(
+                    "{}: the old text was not found in '{path}', not even ignoring line endings, \
+                     trailing whitespace, indentation or typographic quotes and dashes. Nothing \
+                     was changed.",
+                    who(*index)
+                );
+                if let Some(c) = closest {
+                    text.push_str(&format!(
+                        "\nClosest: lines {}-{} ({:.0}% alike):\n{}",
+                        c.first_line,
+                        c.last_line,
+                        c.similarity * 100.0,
+                        c.diff
+                    ));
+                }
+                text.push_str(
+                    "\nCopy the old text from the file as it is now (read it again if unsure).",
+                );
+                text
+            }
+            EditError::Ambiguous {
+                index,
+                tolerance,
+                lines,
+            } => {
+                let mut listed: Vec<String> =
+                    lines.iter().take(MAX_LISTED).map(u64::to_string).collect();
+                if lines.len() > MAX_LISTED {
+                    listed.push("…".to_owned());
+                }
+                let how = match tolerance {
+                    Tolerance::Exact => String::new(),
+                    other => format!(" (ignoring {})", other.forgave()),
+                };
+                format!(
+                    "{}: the old text matches {} places in '{path}'{how}, at lines {}. Add \
+                     surrounding lines to make it unique, or set replace_all to change every one. \
+                     Nothing was changed.",
+                    who(*index),
+                    lines.len(),
+                    listed.join(", ")
+                )
+            }
+            EditError::Overlap { index, other } => format!(
+                "{} overlaps edit {}: it changes text that edit wrote. Make them one edit. \
+                 Nothing was changed.",
+                who(*index),
+                other + 1
+            ),
+        }
+    }
+}

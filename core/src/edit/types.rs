@@ -1,0 +1,46 @@
+//! What an edit is, and what applying edits gives.
+
+use super::canon::Tolerance;
+
+/// One edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// The text to find.
+    pub old: String,
+    /// The text to put in its place.
+    pub new: String,
+    /// Replace every place the old text is, rather than exactly one.
+    pub replace_all: bool,
+}
+
+/// Where one edit applied and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matched {
+    /// The rung that found it.
+    pub tolerance: Tolerance,
+    /// The first line of each place, from 1, in the text the edit applied
+    /// to.
+    pub lines: Vec<u64>,
+}
+
+/// The text after every edit.
+#[derive(Debug)]
+pub struct Edited {
+    /// The new text.
+    pub text: String,
+    /// Each edit's match, in order.
+    pub matches: Vec<Matched>,
+}
+
+/// The line, from 1, of each of `starts` (ascending) in `text`.
+pub(crate) fn line_numbers(text: &str, starts: impl Iterator<Item = usize>) -> Vec<u64> {
+    let mut line = 1;
+    let mut from = 0;
+    starts
+        .map(|at| {
+            line += memchr::memchr_iter(b'\n', &text.as_bytes()[from..at]).count() as u64;
+            from = at;
+            line
+        })
+        .collect()
+}

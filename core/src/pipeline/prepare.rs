@@ -1,0 +1,142 @@
+//! Stages 1 to 5 of a write, from the request to the bytes it will put
+//! in the file (see the module list in `mod.rs`): whatever the operation,
+//! a file reaches the commit through [`prepare`].
+
+use crate::edit::Edit;
+use crate::edit::patch::Hunk;
+use crate::error::ToolError;
+use crate::format::{self, TextEncoding};
+use crate::fs;
+use crate::params::Request;
+use crate::roots::Roots;
+
+use super::change::{self, Change};
+use super::config::Config;
+use super::outcome::Outcome;
+use super::{edits, lock, old, target};
+
+/// What the stages before the commit found: the target, its old file, the
+/// new bytes and the outcome so far.
+pub(super) struct Prepared<'r, 'b> {
+    /// Where the write goes.
+    pub(super) target: target::Target<'r>,
+    /// The old file, if there is one and it was read.
+    pub(super) old: Option<&'b fs::Existing>,
+    /// The bytes the file will hold.
+    pub(super) bytes: &'b [u8],
+    /// The outcome, before the commit.
+    pub(super) outcome: Outcome,
+    /// The target has other hard links: it was not read.
+    pub(super) shared: bool,
+}
+
+/// What a call puts in the file.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Source<'a> {
+    /// The request's content, whole.
+    Content,
+    /// Edits of the old file's text (`docs/contract.md#edit`).
+    Edits(&'a [Edit]),
+    /// A patch's hunks for the old file's text (`docs/contract.md#patch`).
+    Hunks(&'a [Hunk]),
+    /// Nothing: the file goes (a patch's delete).
+    Remove,
+}
+
+/// Run the stages up to the commit and hand what they found to `then`.
+pub(super) fn prepare<'r, R>(
+    roots: &'r Roots,
+    request: &Request,
+    source: Source<'_>,
+    config: &Config,
+    resolved: &mut Option<String>,
+    then: impl FnOnce(Prepared<'r, '_>) -> Result<R, ToolError>,
+) -> Result<R, ToolError> {
+    if let Source::Content = source {
+        check_content(&request.content, config)?;
+    }
+    let target = target::resolve(roots, request.tool, &request.path)?;
+    *resolved = Some(target.display.clone());
+    target.check_writable(request.create_only, config)?;
+    // A file with other names, which may lie outside the root, is replaced
+    // without being read: nothing of its content reaches the answer.
+    let shared = target.resolved.shared();
+    if shared && lock::requested(request) {
+        return Err(ToolError::shared_file_lock(&target.display));
+    }
+    if !matches!(source, Source::Content) {
+        edits::check_target(&target, shared, matches!(source, Source::Remove))?;
+    }
+    let old = if shared {
+        None
+    } else {
+        old::read(&target, config)?
+    };
+    lock::check(request, old.as_ref(), &target.display)?;
+    if config.read_only && !request.dry_run {
+        return Err(ToolError::read_only_root());
+    }
+    let old_bytes = old.as_ref().map(|o| &o.bytes[..]);
+    let plan = format::plan(old_bytes, request.keep_format, request.encoding)
+        .map_err(|e| ToolError::not_in_encoding(&TextEncoding::Legacy(e.0).name()))?;
+    let (edited, matches) = match source {
+        Source::Content => (None, Vec::new()),
+        Source::Remove => (Some(String::new()), Vec::new()),
+        Source::Edits(list) => {
+            let edited = edits::apply(&plan, list, &target.display, config)?;
+            check_content(&edited.text, config)?;
+            (Some(edited.text), edited.matches)
+        }
+        Source::Hunks(hunks) => {
+            let edited = edits::apply_hunks(&plan, hunks, &target.display, config)?;
+            check_content(&edited.text, config)?;
+            (Some(edited.text), edited.matches)
+        }
+    };
+    let content = edited.as_deref().unwrap_or(&request.content);
+    let new = plan.text_of(content);
+    let limits = config.diff;
+    let Change {
+        bytes,
+        unchanged,
+        diff,
+        encoding,
+    } = change::build(&plan, old_bytes, &new.text, &target.display, &limits)?;
+    if config.refuse_placeholders
+        && let Some((line, text)) = diff.placeholders.first()
+    {
+        return Err(ToolError::placeholder(*line, text));
+    }
+    let new_size = bytes.len() as u64;
+    let mut outcome = Outcome::new(old.as_ref(), &plan, &new, new_size, diff, unchanged);
+    outcome.format.encoding = encoding;
+    outcome.edits = matches;
+    if let Source::Remove = source {
+        // Even an empty file goes.
+        outcome.operation = write_tool_wire::Operation::Delete;
+        outcome.unchanged = false;
+    }
+    if shared {
+        outcome.unread_shared();
+    }
+    // The old text can be a file-sized copy: gone before the write.
+    drop(plan);
+    then(Prepared {
+        target,
+        old: old.as_ref(),
+        bytes: &bytes,
+        outcome,
+        shared,
+    })
+}
+
+pub(super) fn check_content(content: &str, config: &Config) -> Result<(), ToolError> {
+    if content.is_empty() && !config.allow_empty {
+        return Err(ToolError::empty_content());
+    }
+    let len = content.len() as u64;
+    if len > config.max_content_bytes {
+        return Err(ToolError::content_too_large(len, config.max_content_bytes));
+    }
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! Putting back what the journal saved: for a commit that failed half
+//! way, and for the recovery of a dead writer's commit.
+
+use std::io;
+
+use crate::fs::sys::Kind as EntryKind;
+use crate::fs::{self, Dir};
+use crate::journal::{Digest, Journal, ObjectError};
+
+/// Put the saved content `digest` at `name` in `dir`, through a temp file.
+pub(super) fn restore_into(
+    journal: &Journal,
+    digest: &str,
+    dir: &Dir,
+    name: &str,
+) -> io::Result<()> {
+    let bytes = journal.object(digest).map_err(|e| match e {
+        ObjectError::Io(e) => e,
+        _ => io::Error::from(io::ErrorKind::InvalidData),
+    })?;
+    let (temp, _) = fs::stage(dir, None, &bytes, fs::Durability::Full)?;
+    dir.rename_at(&temp, name).inspect_err(|_| {
+        let _ = dir.unlink_at(&temp);
+    })
+}
+
+/// The digest of the file `name` in `dir`, if it is a readable regular
+/// file. Only for decisions of the recovery, never shown: a file the
+/// journal saved by a link has a second name, in `objects/`.
+pub(super) fn current_digest(dir: &Dir, name: &str) -> Option<String> {
+    let file = dir.open_read_at(name).ok()?;
+    let stat = file.stat().ok()?;
+    if stat.kind != EntryKind::File {
+        return None;
+    }
+    Some(Digest::of(&file.read_all(stat.len).ok()?).hex())
+}
+
+/// After a change that did not happen: if the journal's saved content
+/// `digest` is the file `name` of `dir` itself — linked into the journal by
+/// that change, which then never replaced it —, drop the journal's name
+/// for it. Left, it would give the user's file a second name, and every
+/// later write would take it for a file with other hard links. Only that
+/// change can have made the link (an object that existed before is never
+/// linked again), and no record after it refers to it.
+pub(super) fn forget_link(journal: &Journal, digest: &str, dir: &Dir, name: &str) {
+    let object = format!("{}/{digest}", crate::journal::OBJECTS);
+    let same = journal
+        .dir()
+        .identity_at(&object)
+        .is_ok_and(|id| dir.identity_at(name).is_ok_and(|file| file == id));
+    if same {
+        let _ = journal.dir().unlink_at(&object);
+    }
+}
+
+/// [`forget_link`] for a file whose saved digest is not known (a change
+/// that died before its record): its digest is taken from what it holds.
+pub(super) fn forget_link_of(journal: &Journal, dir: &Dir, name: &str) {
+    let linked = dir
+        .stat_at(name)
+        .is_ok_and(|s| s.kind == EntryKind::File && s.link_count > 1);
+    if linked && let Some(digest) = current_digest(dir, name) {
+        forget_link(journal, &digest, dir, name);
+    }
+}
