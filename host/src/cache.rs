@@ -252,69 +252,6 @@ fn file_name(engine: &Engine, component: String) -> String {
     format!("{component}-{}.cwasm", key_of_engine(engine))
 }
 
-/// Why the cache, or a file in it, may not hold code this process runs.
-#[derive(Debug)]
-enum Untrusted {
-    /// Its metadata could not be read, or it could not be created.
-    Unreadable(std::io::Error),
-    /// It is a link, a file or something else, not a directory.
-    NotADirectory,
-    /// Another user owns it.
-    OtherOwner,
-    /// Others can write it.
-    WritableByOthers,
-    /// A directory above it lets another user replace what is below.
-    Ancestor {
-        /// The directory.
-        path: PathBuf,
-        /// What is wrong with it.
-        why: AncestorFault,
-    },
-}
-
-/// What makes a directory above the cache unsafe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum AncestorFault {
-    /// A user other than root and this one owns it.
-    OtherOwner,
-    /// Group or others can write it, and it is not sticky.
-    WritableNotSticky,
-}
-
-impl std::fmt::Display for Untrusted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Untrusted::Unreadable(err) => write!(f, "{err}"),
-            Untrusted::NotADirectory => {
-                f.write_str("it is not a directory (a link is not followed)")
-            }
-            Untrusted::OtherOwner => f.write_str("it is owned by another user"),
-            Untrusted::WritableByOthers => f.write_str("others can write it"),
-            Untrusted::Ancestor { path, why } => write!(
-                f,
-                "{} above it {}, so another user could replace the cache",
-                path.display(),
-                match why {
-                    AncestorFault::OtherOwner => "is owned by another user",
-                    AncestorFault::WritableNotSticky =>
-                        "can be written by others and is not sticky",
-                }
-            ),
-        }
-    }
-}
-
-/// The check of one directory above the cache, from its owner and mode
-/// bits: `uid` the owner, `me` this process's user.
-fn ancestor_fault(uid: u32, mode: u32, me: u32) -> Option<AncestorFault> {
-    if uid != 0 && uid != me {
-        return Some(AncestorFault::OtherOwner);
-    }
-    let others_write = mode & 0o022 != 0;
-    let sticky = mode & 0o1000 != 0;
-    (others_write && !sticky).then_some(AncestorFault::WritableNotSticky)
-}
-
 #[cfg(unix)]
 mod unix {
     //! The cache on Unix: one directory handle, everything relative to it.
@@ -326,13 +263,14 @@ mod unix {
     use std::path::Path;
     use std::time::{Duration, SystemTime};
 
-    use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, Stat};
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
     use wasmtime::Engine;
     use wasmtime::component::Component;
 
+    use crate::trust::{self, Untrusted, untrusted};
+
     use super::{
-        CompileCache, Load, MAGIC, TRAILER_LEN, Untrusted, ancestor_fault, integrity,
-        is_artifact_name, is_temp_name,
+        CompileCache, Load, MAGIC, TRAILER_LEN, integrity, is_artifact_name, is_temp_name,
     };
 
     /// A temp file older than this belongs to a writer that died.
@@ -344,48 +282,11 @@ mod unix {
         fd: OwnedFd,
     }
 
-    fn me() -> u32 {
-        rustix::process::geteuid().as_raw()
-    }
-
-    /// Why a file or directory's own owner and mode make it untrusted.
-    fn untrusted(stat: &Stat) -> Option<Untrusted> {
-        if stat.st_uid != me() {
-            return Some(Untrusted::OtherOwner);
-        }
-        if stat.st_mode & 0o022 != 0 {
-            return Some(Untrusted::WritableByOthers);
-        }
-        None
-    }
-
     impl CacheDir {
         /// The cache at `path`, created private if it is missing, when it
-        /// and every directory above it are trusted.
+        /// and every directory above it are trusted (`crate::trust`).
         pub(super) fn open(path: &Path) -> Result<CacheDir, Untrusted> {
-            let absolute = std::path::absolute(path).map_err(Untrusted::Unreadable)?;
-            check_ancestors(&absolute)?;
-            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            let fd = match rustix::fs::openat(CWD, &absolute, flags, Mode::empty()) {
-                Ok(fd) => fd,
-                Err(rustix::io::Errno::NOENT) => {
-                    create_private(&absolute)?;
-                    rustix::fs::openat(CWD, &absolute, flags, Mode::empty())
-                        .map_err(|e| Untrusted::Unreadable(e.into()))?
-                }
-                Err(rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP) => {
-                    return Err(Untrusted::NotADirectory);
-                }
-                Err(e) => return Err(Untrusted::Unreadable(e.into())),
-            };
-            let stat = rustix::fs::fstat(&fd).map_err(|e| Untrusted::Unreadable(e.into()))?;
-            if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
-                return Err(Untrusted::NotADirectory);
-            }
-            if let Some(why) = untrusted(&stat) {
-                return Err(why);
-            }
-            Ok(CacheDir { fd })
+            trust::open_dir(path).map(|fd| CacheDir { fd })
         }
 
         /// The artifact `name`, checked and loaded as `how` says.
@@ -514,40 +415,6 @@ mod unix {
         }
     }
 
-    /// Check every directory above the cache at `absolute` (and those of
-    /// its own path that do not exist yet, from the deepest that does),
-    /// the way ssh's `StrictModes` checks a home directory.
-    fn check_ancestors(absolute: &Path) -> Result<(), Untrusted> {
-        let existing = absolute
-            .ancestors()
-            .skip(1)
-            .find(|dir| dir.exists())
-            .unwrap_or(Path::new("/"));
-        // The real path: a link above the cache leads where it leads, and
-        // that is what must be safe.
-        let real = existing.canonicalize().map_err(Untrusted::Unreadable)?;
-        for dir in real.ancestors() {
-            let stat = rustix::fs::stat(dir).map_err(|e| Untrusted::Unreadable(e.into()))?;
-            if let Some(why) = ancestor_fault(stat.st_uid, stat.st_mode, me()) {
-                return Err(Untrusted::Ancestor {
-                    path: dir.to_path_buf(),
-                    why,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// Create `path` and what is missing above it, private to this user.
-    fn create_private(path: &Path) -> Result<(), Untrusted> {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(path)
-            .map_err(Untrusted::Unreadable)
-    }
-
     fn verified(trailer: &[u8], sum: u64) -> bool {
         let (magic, stored) = trailer.split_at(MAGIC.len());
         magic == MAGIC && stored == sum.to_le_bytes()
@@ -624,22 +491,6 @@ mod unix {
     fn fits_file_size_limit(len: usize) -> bool {
         super::file_size_limit().is_none_or(|max| u64::try_from(len).is_ok_and(|len| len <= max))
     }
-
-    /// The trust of the directories above `path`, for the tests.
-    #[cfg(test)]
-    pub(super) fn ancestors_trusted(path: &Path) -> Result<(), Untrusted> {
-        check_ancestors(path)
-    }
-
-    #[cfg(test)]
-    pub(super) fn fault(
-        untrusted: &Untrusted,
-    ) -> Option<(std::path::PathBuf, super::AncestorFault)> {
-        match untrusted {
-            Untrusted::Ancestor { path, why } => Some((path.clone(), *why)),
-            _ => None,
-        }
-    }
 }
 
 /// Whether this process runs under a file-size limit.
@@ -673,56 +524,6 @@ mod tests {
             "ba7816bf8f01cfea414140de5dae2223",
             "SHA-256, as specified"
         );
-    }
-
-    /// A directory above the cache is judged by its owner and mode bits,
-    /// as ssh's StrictModes judges a home directory.
-    #[test]
-    fn directories_above_the_cache_are_judged_by_owner_and_mode() {
-        let me = 1000;
-        assert_eq!(ancestor_fault(0, 0o755, me), None);
-        assert_eq!(ancestor_fault(me, 0o700, me), None);
-        assert_eq!(ancestor_fault(0, 0o1777, me), None, "/tmp: sticky");
-        assert_eq!(
-            ancestor_fault(0, 0o777, me),
-            Some(AncestorFault::WritableNotSticky)
-        );
-        assert_eq!(
-            ancestor_fault(me, 0o775, me),
-            Some(AncestorFault::WritableNotSticky)
-        );
-        assert_eq!(
-            ancestor_fault(1001, 0o755, me),
-            Some(AncestorFault::OtherOwner)
-        );
-    }
-
-    /// Over a real tree: a directory above the cache that others can write
-    /// and that is not sticky makes it untrusted, however deep; made
-    /// sticky, it is fine.
-    #[cfg(unix)]
-    #[test]
-    fn a_writable_directory_above_the_cache_is_found() {
-        use std::os::unix::fs::PermissionsExt;
-        let base = tempfile::tempdir().unwrap();
-        let open = base.path().join("open");
-        let cache = open.join("deep/cache");
-        std::fs::create_dir_all(&cache).unwrap();
-        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let err = unix::ancestors_trusted(&cache).unwrap_err();
-        let (path, why) = unix::fault(&err).expect("an ancestor");
-        assert_eq!(
-            (path, why),
-            (
-                open.canonicalize().unwrap(),
-                AncestorFault::WritableNotSticky
-            )
-        );
-        // Not created yet: the deepest directory that exists is judged.
-        assert!(unix::ancestors_trusted(&open.join("new/cache")).is_err());
-        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
-        unix::ancestors_trusted(&cache).unwrap();
-        assert!(unix::CacheDir::open(&cache).is_ok());
     }
 
     /// What wasmtime loads is the file whose bytes were checked, not what

@@ -54,6 +54,7 @@
 mod bindings;
 mod cache;
 mod calls;
+mod cancel;
 mod commit_gate;
 mod engine;
 mod envelope;
@@ -62,12 +63,14 @@ mod journal;
 pub mod log;
 pub mod mcp;
 pub mod metrics;
+mod modes;
 mod options;
 mod outcome;
 mod sandbox;
 mod state;
 mod sweeps;
 mod tool;
+mod trust;
 pub mod ws;
 
 pub use bindings::exports::tool::{
@@ -75,10 +78,17 @@ pub use bindings::exports::tool::{
     Status as TypedStatus, TextEdit,
 };
 pub use cache::CompileCache;
+pub use cancel::Cancel;
 pub use cap_std::{AmbientAuthority, ambient_authority};
-pub use commit_gate::Cancel;
 pub use envelope::{invalid_request, request_too_long};
 pub use journal::JournalChoice;
+
+/// Remove the journals below `choice`'s base whose root is gone (deleted,
+/// or made again): at most once an hour per base, best effort
+/// (`docs/contract.md#journal`). Returns how many it removed.
+pub fn journal_sweep(choice: &JournalChoice) -> usize {
+    journal::sweep_orphans(choice)
+}
 pub use options::{MIN_MEMORY_LIMIT_BYTES, Options};
 pub use sandbox::{ProjectPreopen, Root};
 pub use tool::WriteTool;

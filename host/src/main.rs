@@ -195,13 +195,39 @@ fn mcp_roots(roots: Vec<PathBuf>, options: &Options) -> commands::McpRoots {
 
 /// The roots `--root` names, or the current directory, with the journal
 /// the options choose.
+///
+/// The current directory is no project when it is `/`: a write would land
+/// at the top of the file system (`docs/contract.md#cli`). A journal no one
+/// asked for (the per-user state directory's) that cannot be kept — a
+/// home that is not writable, in a container or a CI job — is left out,
+/// said once on stderr; one asked for (`--journal DIR`) stops the CLI.
 fn open_root(mut roots: Vec<PathBuf>, options: &Options) -> anyhow::Result<Root> {
     if roots.is_empty() {
-        roots.push(std::env::current_dir().context("cannot read the current directory")?);
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        if cwd.parent().is_none() {
+            bail!(
+                "the current directory is {}, which is no project: pass --root DIR (or run \
+                 write-tool in the project's directory)",
+                cwd.display()
+            );
+        }
+        roots.push(cwd);
     }
     let root =
         Root::open_all(&roots, ambient_authority()).context("a root is not a usable directory")?;
-    options.attach_journal(root).context(
-        "cannot keep the journal (pass --journal DIR to keep it elsewhere, or --no-journal)",
-    )
+    write_tool::journal_sweep(&options.journal);
+    match options.attach_journal(root) {
+        Ok(root) => Ok(root),
+        Err(e) if options.journal.is_default() => {
+            eprintln!(
+                "write-tool: {e}; going on without it, so changes cannot be undone (pass \
+                 --journal DIR to keep it elsewhere, or --no-journal to say so)"
+            );
+            let root = Root::open_all(&roots, ambient_authority())
+                .context("a root is not a usable directory")?;
+            Ok(root)
+        }
+        Err(e) => Err(anyhow::Error::from(e)
+            .context("pass --journal DIR to keep it elsewhere, or --no-journal")),
+    }
 }

@@ -131,10 +131,15 @@ impl Options {
         self.attach_journal(root)
     }
 
-    /// `root` with the journal these options choose for it.
+    /// `root` with the journal these options choose for it: opened and
+    /// checked (`crate::journal`). Fails with the directory and why.
     pub fn attach_journal(&self, root: crate::Root) -> std::io::Result<crate::Root> {
-        match self.journal.dir_for(root.path())? {
-            Some(dir) => root.with_journal(dir),
+        use std::os::fd::AsFd;
+        let journal =
+            crate::journal::JournalDir::open(&self.journal, root.path(), root.dir().as_fd())
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+        match journal {
+            Some(dir) => root.with_journal_dir(dir),
             None => Ok(root),
         }
     }

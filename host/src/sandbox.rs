@@ -5,6 +5,7 @@
 //! The host's only other file-system use is its own compile cache.
 
 use std::io;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use cap_std::AmbientAuthority;
@@ -13,6 +14,8 @@ use wasmtime_wasi::filesystem::WasiFilesystemCtx;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
 use write_tool_wire::roots;
+
+use crate::journal::JournalDir;
 
 /// The opened project root, and any other allowed roots
 /// (`docs/contract.md#several-roots`).
@@ -28,8 +31,8 @@ pub struct Root {
     /// How the project root is named among them.
     naming: ProjectPreopen,
     /// The journal's directory, if changes are recorded
-    /// (`crate::journal`).
-    journal: Option<PathBuf>,
+    /// (`crate::journal`), opened and checked.
+    journal: Option<JournalDir>,
 }
 
 impl std::fmt::Debug for Root {
@@ -124,25 +127,41 @@ impl Root {
     /// The same roots, with every change recorded in the journal at
     /// `journal` (`docs/contract.md#journal`), a directory the guest gets
     /// as one more preopen, never as a root. Where it lies inside a root,
-    /// it is protected there.
+    /// it is protected there. The directory must be this user's and
+    /// writable by no one else, below directories no one else can replace
+    /// (`crate::trust`); it is opened once, without following a link, and
+    /// belongs to this root from then on (its `root` file says so).
     ///
     /// # Ambient Authority
     ///
     /// `journal` is opened by path, as the roots are.
-    pub fn with_journal(mut self, journal: impl AsRef<Path>) -> io::Result<Root> {
-        self.journal = Some(journal.as_ref().canonicalize()?);
+    pub fn with_journal(self, journal: impl AsRef<Path>) -> io::Result<Root> {
+        let dir = JournalDir::at(journal.as_ref(), self.path(), self.project.dir.as_fd())
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        self.with_journal_dir(dir)
+    }
+
+    /// The same roots, recording in `journal`.
+    pub(crate) fn with_journal_dir(mut self, journal: JournalDir) -> io::Result<Root> {
+        self.journal = Some(journal);
         self.reopen()?;
         Ok(self)
     }
 
     /// The journal's directory, if changes are recorded.
     pub fn journal(&self) -> Option<&Path> {
-        self.journal.as_deref()
+        self.journal.as_ref().map(JournalDir::path)
+    }
+
+    /// The journal, opened, if changes are recorded.
+    pub(crate) fn journal_dir(&self) -> Option<&JournalDir> {
+        self.journal.as_ref()
     }
 
     /// Open the guest's preopens again, after a change to what they are.
     fn reopen(&mut self) -> io::Result<()> {
-        let journal = self.journal.as_deref();
+        let journal = self.journal.as_ref().map(JournalDir::preopen_path);
+        let journal = journal.as_deref();
         self.preopens = [
             preopens(
                 &self.project,
@@ -165,7 +184,7 @@ impl Root {
     /// What the guest needs to find the journal, as settings: its preopen's
     /// name, and globs that protect it where it lies inside a root.
     pub(crate) fn journal_env(&self) -> Option<(String, Vec<String>)> {
-        let journal = self.journal.as_deref()?;
+        let journal = self.journal()?;
         Some((
             crate::journal::PREOPEN.to_owned(),
             crate::journal::protect_globs(journal, self.paths()),
@@ -261,7 +280,7 @@ impl Root {
     /// The directory and relative path that `path` names the way the guest
     /// places it: relative paths in the project root, absolute ones in the
     /// root with the longest matching name. `None` if it names none.
-    fn locate(&self, path: &str) -> Option<(&Dir, PathBuf)> {
+    pub(crate) fn locate(&self, path: &str) -> Option<(&Dir, PathBuf)> {
         if !path.starts_with('/') {
             return Some((&self.project.dir, normalize(path)?));
         }
@@ -309,87 +328,6 @@ fn preopens(
             .map_err(io)?;
     }
     Ok(std::mem::take(builder.build().filesystem()))
-}
-
-/// A regular file's permission bits, read before the guest replaces it, so
-/// that they can be put back on the new file (WASI has no chmod).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ModeSnapshot {
-    #[cfg(unix)]
-    mode: u32,
-}
-
-impl ModeSnapshot {
-    /// The mode of the regular file `path` names under the root, if any.
-    /// `path` is normalised the way the guest does it (`.` and empty names
-    /// dropped, `..` applied lexically); links are followed by cap-std,
-    /// which stays inside the root.
-    pub(crate) fn take(root: &Root, path: &str) -> Option<ModeSnapshot> {
-        let (dir, rel) = root.locate(path)?;
-        // `symlink_metadata` first: on a name without a link (the common
-        // case) it is one `statx`, where `metadata` opens the file.
-        let meta = match dir.symlink_metadata(&rel).ok()? {
-            meta if meta.file_type().is_symlink() => dir.metadata(&rel).ok()?,
-            meta => meta,
-        };
-        if !meta.is_file() {
-            return None;
-        }
-        #[cfg(unix)]
-        {
-            use cap_std::fs::PermissionsExt;
-            Some(ModeSnapshot {
-                mode: meta.permissions().mode() & 0o7777,
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = meta;
-            None
-        }
-    }
-
-    /// The mode of the regular file at `path`, a path of the host's own
-    /// (a file the journal saved), not following a link.
-    pub(crate) fn of_file(path: &Path) -> Option<ModeSnapshot> {
-        let meta = std::fs::symlink_metadata(path).ok()?;
-        if !meta.is_file() {
-            return None;
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            Some(ModeSnapshot {
-                mode: meta.permissions().mode() & 0o7777,
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            None
-        }
-    }
-
-    /// Put the mode back on `resolved` (as in `path_resolved`) if it
-    /// differs.
-    pub(crate) fn restore(self, root: &Root, resolved: &str) -> io::Result<()> {
-        #[cfg(unix)]
-        {
-            use cap_std::fs::{Permissions, PermissionsExt};
-            let Some((dir, rel)) = root.locate(resolved) else {
-                return Ok(());
-            };
-            let current = dir.symlink_metadata(&rel)?;
-            if !current.is_file() || current.permissions().mode() & 0o7777 == self.mode {
-                return Ok(());
-            }
-            dir.set_permissions(&rel, Permissions::from_mode(self.mode))
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = (root, resolved);
-            Ok(())
-        }
-    }
 }
 
 fn normalize(path: &str) -> Option<PathBuf> {

@@ -5,7 +5,7 @@ use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::commit_gate::Cancel;
+use crate::cancel::Cancel;
 use crate::engine::Armed;
 
 /// Per-call store data.
@@ -20,6 +20,12 @@ pub(crate) struct HostState {
     /// Whether the guest passed its commit point (`commit_gate`): a
     /// failure after it is reported as a write done.
     pub(crate) committed: bool,
+    /// The journal directory's device and inode, when the call has one:
+    /// how the commit gate tells the journal's operations from a change.
+    pub(crate) journal_id: Option<(u64, u64)>,
+    /// Whether the guest holds the journal's lock (`commit_gate`): a guest
+    /// stopped while it does leaves it, and the host releases it.
+    pub(crate) holds_lock: bool,
 }
 
 impl HostState {

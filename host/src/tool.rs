@@ -14,11 +14,11 @@ use write_tool_wire::{Envelope, ErrorCode, echo, messages};
 use crate::bindings::WriteToolPre;
 use crate::bindings::exports::tool::{Envelope as Typed, Guest, TextEdit};
 use crate::cache::Load;
-use crate::commit_gate::{self, Cancel};
+use crate::cancel::Cancel;
+use crate::commit_gate;
 use crate::engine::{Watchdog, engine};
 use crate::failure::Failure;
 use crate::outcome::Outcome;
-use crate::sandbox::ModeSnapshot;
 use crate::state::{HostState, MemoryLimit};
 use crate::sweeps::Sweeps;
 use crate::{COMPONENT, COMPONENT_KEY, MIN_MEMORY_LIMIT_BYTES, Options, Root};
@@ -131,6 +131,14 @@ impl WriteTool {
         self.call_gated(root, arguments, None, Caller::Host)
     }
 
+    /// [`call`](Self::call) for a person's own command at the command line
+    /// (`write-tool write`, `edit`, `patch`, `write-many`): the journal
+    /// records the change as a person's, which a model may not undo
+    /// (`docs/contract.md#journal`). Never hand this to a model.
+    pub fn call_as_person(&self, root: &Root, arguments: &str) -> String {
+        self.call_gated(root, arguments, None, Caller::Person)
+    }
+
     /// [`call`](Self::call), for a call its client may cancel: once
     /// `cancel` is set, the call stops at its commit point if it has not
     /// passed it, with nothing written, and answers with an
@@ -150,7 +158,6 @@ impl WriteTool {
     ) -> String {
         let start = Instant::now();
         let path = path_of(arguments);
-        let snapshot = path.as_deref().and_then(|p| ModeSnapshot::take(root, p));
         let sweep = path
             .as_deref()
             .is_none_or(|p| self.sweeps.needed(root.path(), p));
@@ -159,20 +166,20 @@ impl WriteTool {
         });
         match result {
             Ok(json) => {
-                // A call with no one path: a change of several files may
-                // have replaced some (`docs/contract.md#journal`).
+                // A call with no one path may be a revert that made files
+                // again (`crate::modes`).
                 if path.is_none()
-                    && let Some(journal) = root.journal()
+                    && root.journal_dir().is_some()
                     && let Ok(envelope) = Envelope::from_json(&json)
                     && let Some(id) = envelope.data.as_ref().and_then(|d| d.change_id.as_deref())
                 {
-                    crate::journal::restore_modes(root, journal, id);
+                    crate::modes::after_revert(root, id);
                 }
-                if snapshot.is_some() || sweep {
+                if sweep {
                     // A guest's envelope always decodes; if it did not,
                     // there would be nothing to act on.
                     if let Ok(envelope) = Envelope::from_json(&json) {
-                        self.after_call(root, path.as_deref(), snapshot, sweep, (&envelope).into());
+                        self.after_call(root, path.as_deref(), sweep, (&envelope).into());
                     }
                 }
                 json
@@ -222,11 +229,10 @@ impl WriteTool {
         f: impl FnOnce(&Guest, &mut Store<HostState>) -> wasmtime::Result<Typed>,
     ) -> Typed {
         let start = Instant::now();
-        let snapshot = ModeSnapshot::take(root, path);
         let sweep = self.sweeps.needed(root.path(), path);
         match self.invoke(root, sweep, None, Caller::Model, f) {
             Ok(envelope) => {
-                self.after_call(root, Some(path), snapshot, sweep, (&envelope).into());
+                self.after_call(root, Some(path), sweep, (&envelope).into());
                 envelope
             }
             Err(failure) => {
@@ -243,20 +249,9 @@ impl WriteTool {
         }
     }
 
-    /// After a call that answered: put the file's mode back if it was
-    /// replaced, and remember that its directory was swept if it wrote.
-    fn after_call(
-        &self,
-        root: &Root,
-        path: Option<&str>,
-        snapshot: Option<ModeSnapshot>,
-        sweep: bool,
-        outcome: Outcome<'_>,
-    ) {
-        if let (Some(snapshot), Some(replaced)) = (snapshot, outcome.replaced()) {
-            // Best effort: the write itself succeeded either way.
-            let _ = snapshot.restore(root, replaced);
-        }
+    /// After a call that answered: remember that its directory was swept
+    /// if it wrote.
+    fn after_call(&self, root: &Root, path: Option<&str>, sweep: bool, outcome: Outcome<'_>) {
         if let (true, Some(path)) = (sweep, path)
             && outcome.wrote()
         {
@@ -314,6 +309,8 @@ impl WriteTool {
                 deadline: None,
                 cancel: cancel.cloned(),
                 committed: false,
+                journal_id: None,
+                holds_lock: false,
             },
         );
         store.limiter(|state| &mut state.limits);
@@ -342,8 +339,8 @@ impl WriteTool {
                 env.push((settings::SWEEP_TEMPS, "false".to_owned()));
             }
             if let Some((name, protect)) = journal {
-                if let Some(dir) = root.journal() {
-                    crate::journal::clear_dead_lock(dir);
+                if let Some(dir) = root.journal_dir() {
+                    dir.clear_dead_lock();
                 }
                 if let Some(holder) = crate::journal::holder() {
                     env.push((settings::HOLDER, holder));
@@ -359,6 +356,9 @@ impl WriteTool {
                     }
                 }
             }
+            if caller != Caller::Model {
+                env.push((settings::PERSON, "true".to_owned()));
+            }
             if caller == Caller::Host {
                 env.retain(|(k, _)| *k != settings::REVERT);
                 env.push((settings::REVERT, "true".to_owned()));
@@ -367,11 +367,19 @@ impl WriteTool {
             root.wasi_ctx(stderr, self.options.read_only, &env)
         };
         let mut store = self.store(wasi, cancel);
+        store.data_mut().journal_id = root.journal_dir().map(crate::journal::JournalDir::id);
         let result = (|| {
             let instance = self.pre.instantiate(&mut store)?;
             f(instance.tool(), &mut store)
         })();
         result.map_err(|err| {
+            // A guest stopped while it held the journal's lock never
+            // released it: the next call must not wait for it to go stale.
+            if store.data().holds_lock
+                && let Some(journal) = root.journal_dir()
+            {
+                journal.release_lock();
+            }
             let failure = Failure::of(err, store.data());
             failure.log();
             failure
@@ -379,11 +387,13 @@ impl WriteTool {
     }
 }
 
-/// Who makes a call: a model (through any surface), or the host's own
-/// commands, which may revert and read the journal.
+/// Who makes a call: a model (through any surface); a person's command
+/// that changes files; or the host's own commands, a person's too, which
+/// may revert and read the journal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Caller {
     Model,
+    Person,
     Host,
 }
 

@@ -13,7 +13,9 @@ use write_tool::ws::WsOptions;
 use write_tool::{COMPONENT, Root, WriteTool, invalid_request, request_too_long};
 
 use super::input::{self, Request};
-use super::output::{EXIT_OK, emit, exit_code, with_flag_hints};
+use super::output::{
+    EXIT_OK, emit, exit_code, for_a_person, printable, safe_json, with_flag_hints,
+};
 
 /// `write-tool schema`: the tool definition.
 pub(crate) fn schema(tool: &WriteTool, pretty: bool) -> anyhow::Result<u8> {
@@ -53,9 +55,9 @@ pub(crate) fn write(
     }
     let arguments = arguments.to_string();
     let started = std::time::Instant::now();
-    let envelope = tool.call(root, &arguments);
+    let envelope = tool.call_as_person(root, &arguments);
     write_tool::log::call("write", &envelope, started);
-    let envelope = with_flag_hints(envelope);
+    let envelope = for_a_person(envelope);
     emit(&mut io::stdout(), &envelope, pretty)?;
     Ok(exit_code(&envelope))
 }
@@ -74,7 +76,7 @@ pub(crate) fn edit(
     let started = std::time::Instant::now();
     let edit = |edits: serde_json::Value| {
         let arguments = json!({"file_path": path, "edits": edits, "dry_run": dry_run});
-        tool.call(
+        tool.call_as_person(
             root,
             &json!({"name": "Edit", "arguments": arguments}).to_string(),
         )
@@ -104,8 +106,9 @@ fn logged(
     pretty: bool,
 ) -> anyhow::Result<u8> {
     write_tool::log::call(surface, envelope, started);
-    emit(&mut io::stdout(), envelope, pretty)?;
-    Ok(exit_code(envelope))
+    let envelope = for_a_person(envelope.to_owned());
+    emit(&mut io::stdout(), &envelope, pretty)?;
+    Ok(exit_code(&envelope))
 }
 
 /// `write-tool patch`: the patch on stdin.
@@ -124,7 +127,7 @@ pub(crate) fn patch(
             Ok(patch) => {
                 let arguments = json!({"input": patch, "dry_run": dry_run});
                 let request = json!({"name": "apply_patch", "arguments": arguments});
-                Ok(tool.call(root, &request.to_string()))
+                Ok(tool.call_as_person(root, &request.to_string()))
             }
             Err(_) => Err("patch reads the patch as UTF-8 text on stdin."),
         },
@@ -329,7 +332,7 @@ pub(crate) fn write_many(
         limit,
         "write-many read nothing on stdin: give a JSON array of writes.",
         |bytes| match serde_json::from_slice::<serde_json::Value>(&bytes) {
-            Ok(writes @ serde_json::Value::Array(_)) => Ok(tool.call(
+            Ok(writes @ serde_json::Value::Array(_)) => Ok(tool.call_as_person(
                 root,
                 &json!({ "writes": writes, "dry_run": dry_run }).to_string(),
             )),
@@ -339,6 +342,7 @@ pub(crate) fn write_many(
             ),
         },
     )?;
+    let envelope = for_a_person(envelope);
     emit(&mut io::stdout(), &envelope, pretty)?;
     Ok(exit_code(&envelope))
 }
@@ -378,7 +382,7 @@ pub(crate) fn undo(
     if let Some(to) = to {
         arguments["arguments"]["to"] = json!(to);
     }
-    let envelope = tool.call_as_host(root, &arguments.to_string());
+    let envelope = for_a_person(tool.call_as_host(root, &arguments.to_string()));
     emit(&mut io::stdout(), &envelope, pretty)?;
     Ok(exit_code(&envelope))
 }
@@ -423,7 +427,7 @@ pub(crate) fn history(
     let answer = journal_request(tool, root, json!({ "journal": "history", "path": path }))?;
     let mut out = io::stdout().lock();
     if as_json {
-        writeln!(out, "{}", answer["history"])?;
+        writeln!(out, "{}", safe_json(&answer["history"].to_string()))?;
         return Ok(EXIT_OK);
     }
     for record in answer["history"].as_array().into_iter().flatten() {
@@ -433,7 +437,7 @@ pub(crate) fn history(
             .map_or_else(String::new, format_time);
         let kind = record["kind"].as_str().unwrap_or("?");
         let what = match kind {
-            "checkpoint" => format!("'{}'", record["name"].as_str().unwrap_or("")),
+            "checkpoint" => format!("'{}'", printable(record["name"].as_str().unwrap_or(""))),
             _ => record["files"]
                 .as_array()
                 .into_iter()
@@ -441,24 +445,34 @@ pub(crate) fn history(
                 .map(|f| {
                     format!(
                         "{} ({})",
-                        f["path"].as_str().unwrap_or("?"),
+                        printable(f["path"].as_str().unwrap_or("?")),
                         f["op"].as_str().unwrap_or("?")
                     )
                 })
                 .collect::<Vec<_>>()
                 .join(", "),
         };
-        let undone = match (&record["reverts"], &record["to"]) {
-            (serde_json::Value::String(id), _) => format!(" [undoes {id}]"),
-            (_, serde_json::Value::String(name)) => format!(" [back to '{name}']"),
+        let undoes = match (&record["reverts"], &record["to"]) {
+            (serde_json::Value::String(id), _) => format!(" [undoes {}]", printable(id)),
+            (_, serde_json::Value::String(name)) => {
+                format!(" [back to '{}']", printable(name))
+            }
             _ => String::new(),
         };
-        let voided = if record["voided"] == true {
+        let state = if record["voided"] == true {
             " [did not happen]"
+        } else if record["undone"] == true {
+            " [undone]"
         } else {
             ""
         };
-        writeln!(out, "{id:>6}  {when}  {kind:<10} {what}{undone}{voided}")?;
+        let by = if record["by"] == "model" {
+            " (model)"
+        } else {
+            ""
+        };
+        let id = printable(id);
+        writeln!(out, "{id:>6}  {when}  {kind:<10} {what}{undoes}{state}{by}")?;
     }
     Ok(EXIT_OK)
 }
@@ -497,7 +511,11 @@ pub(crate) fn journal(
         super::flags::JournalAction::Gc => ("gc", "gc"),
     };
     let answer = journal_request(tool, root, json!({ "journal": request }))?;
-    writeln!(io::stdout().lock(), "{}", answer[key])?;
+    writeln!(
+        io::stdout().lock(),
+        "{}",
+        safe_json(&answer[key].to_string())
+    )?;
     Ok(if key == "verify" && answer[key]["ok"] != true {
         super::output::EXIT_ERROR_ENVELOPE
     } else {

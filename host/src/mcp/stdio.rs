@@ -38,7 +38,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
-use super::result;
+use super::tools::result;
 use crate::envelope::{invalid_request, request_too_long};
 
 /// How much of a line over the limit is kept to look for its `id`: clients

@@ -1,0 +1,205 @@
+//! The tools the MCP server lists, and a call's result as the protocol
+//! carries it.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use write_tool_wire::Status;
+
+/// The call result for an envelope: its JSON as text (as the guest wrote
+/// it), the same object as `structuredContent`, `isError` for errors.
+pub(super) fn result(envelope: String) -> CallToolResult {
+    let value: Value = serde_json::from_str(&envelope).unwrap_or(Value::Null);
+    let status = Status::deserialize(&value["status"]).ok();
+    let mut result = if status == Some(Status::Error) {
+        CallToolResult::structured_error(value)
+    } else {
+        CallToolResult::structured(value)
+    };
+    result.content = vec![ContentBlock::text(envelope)];
+    result
+}
+
+/// `Write` from the component's definition, `write_file`, `Edit`,
+/// `edit_file` and `apply_patch` (the component's too), `write_many`,
+/// and — unless the host keeps them from the model — `revert` and
+/// `checkpoint` (`docs/contract.md#journal`).
+pub(super) fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<Tool>> {
+    let Some(Value::Object(schema)) = definition.get("parameters") else {
+        return Err(wasmtime::Error::msg(
+            "the tool definition has no parameter schema",
+        ));
+    };
+    let name = definition["name"].as_str().unwrap_or("Write").to_owned();
+    let description = definition["description"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let annotations = |title: &str| {
+        ToolAnnotations::with_title(title)
+            .read_only(false)
+            .destructive(true)
+            .idempotent(true)
+            .open_world(false)
+    };
+    let write =
+        Tool::new(name, description, Arc::new(schema.clone())).annotate(annotations("Write file"));
+    let Value::Object(file_schema) = json!({
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "Absolute or relative path to the target file. Relative paths resolve against the project root; absolute paths must be inside an allowed directory."
+            },
+            "content": {
+                "type": "string",
+                "description": "The text to write. Existing files are overwritten."
+            }
+        },
+        "required": ["path", "content"]
+    }) else {
+        unreachable!("a JSON object literal");
+    };
+    let write_file = Tool::new(
+        "write_file",
+        "Writes text content to a file path. Parent directories are created as needed. \
+         Only paths under the allowed directories are accepted.",
+        Arc::new(file_schema),
+    )
+    .annotate(annotations("Write file (write_file)"));
+    let mut item = schema.clone();
+    if let Some(Value::Object(properties)) = item.get_mut("properties") {
+        properties.remove("dry_run");
+    }
+    let object = |value: Value| match value {
+        Value::Object(map) => Arc::new(map),
+        _ => unreachable!("a JSON object literal"),
+    };
+    let write_many = Tool::new(
+        "write_many",
+        "Write several files as one change, all or none: every path, lock and content is \
+         checked and every file staged before the first is replaced; a crash leaves all old or \
+         all new. Answers with one envelope (data.files per file) and one change_id, which \
+         `revert` takes to undo the whole group.",
+        object(json!({
+            "type": "object",
+            "properties": {
+                "writes": {
+                    "type": "array",
+                    "description": "The writes, each with Write's parameters (path, content, and optionally the lock values, create_only, keep_format, encoding).",
+                    "items": Value::Object(item),
+                    "minItems": 1
+                },
+                "dry_run": {
+                    "type": "boolean",
+                    "description": "Compute every diff, change nothing.",
+                    "default": false
+                }
+            },
+            "required": ["writes"]
+        })),
+    )
+    .annotate(annotations("Write several files"));
+    // The edits, as the component defines them for a model.
+    let edits = definition
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|t| {
+            matches!(
+                t["name"].as_str(),
+                Some("Edit" | "edit_file" | "apply_patch")
+            )
+        })
+        .filter_map(|t| {
+            let name = t["name"].as_str()?.to_owned();
+            let description = t["description"].as_str().unwrap_or_default().to_owned();
+            let Some(Value::Object(schema)) = t.get("parameters") else {
+                return None;
+            };
+            let title = match name.as_str() {
+                "Edit" => "Edit file",
+                "edit_file" => "Edit file (edit_file)",
+                _ => "Apply a patch",
+            };
+            Some(
+                Tool::new(name, description, Arc::new(schema.clone()))
+                    .annotate(annotations(title).idempotent(false)),
+            )
+        });
+    let mut tools = vec![write, write_file];
+    tools.extend(edits);
+    tools.push(write_many);
+    if revert {
+        tools.push(
+            Tool::new(
+                "revert",
+                "Undo a change this tool made: the latest, the one `change_id` names (a write's \
+                 data.change_id), or every change since the checkpoint `to`. Files get back \
+                 exactly what they held; files a change created are removed. A file changed \
+                 since is not reverted (CONFLICT, with what would be lost) unless `force`.",
+                object(json!({
+                    "type": "object",
+                    "properties": {
+                        "change_id": {"type": "string", "description": "The change to undo (default: the latest)."},
+                        "to": {"type": "string", "description": "Undo every change after this checkpoint."},
+                        "force": {"type": "boolean", "description": "Revert files changed since, losing those changes.", "default": false},
+                        "dry_run": {"type": "boolean", "description": "Show what would be restored, change nothing.", "default": false}
+                    }
+                })),
+            )
+            .annotate(
+                ToolAnnotations::with_title("Undo a change")
+                    .read_only(false)
+                    .destructive(true)
+                    .idempotent(false)
+                    .open_world(false),
+            ),
+        );
+        tools.push(
+            Tool::new(
+                "checkpoint",
+                "Mark a point to go back to: `revert` with `to` set to this name later undoes \
+                 every change made after it, all at once.",
+                object(json!({
+                    "type": "object",
+                    "properties": {
+                        "checkpoint": {"type": "string", "description": "The checkpoint's name."}
+                    },
+                    "required": ["checkpoint"]
+                })),
+            )
+            .annotate(
+                ToolAnnotations::with_title("Set a checkpoint")
+                    .read_only(false)
+                    .destructive(false)
+                    .idempotent(false)
+                    .open_world(false),
+            ),
+        );
+    }
+    Ok(tools)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_envelopes_are_tool_errors_and_keep_their_text() {
+        let envelope = r#"{"status":"error","data":null,"text":"no","stats":{"time_ms":0},"context":{},"error":{"code":"INVALID_PARAM","message":"no"}}"#;
+        let result = result(envelope.to_owned());
+        assert_eq!(result.is_error, Some(true));
+        assert_eq!(
+            result.structured_content.as_ref().unwrap()["error"]["code"],
+            "INVALID_PARAM"
+        );
+        let text = serde_json::to_value(&result.content[0]).unwrap();
+        assert_eq!(text["text"], envelope);
+        let ok = self::result(r#"{"status":"partial"}"#.to_owned());
+        assert_eq!(ok.is_error, Some(false));
+    }
+}
