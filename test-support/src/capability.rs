@@ -1,6 +1,7 @@
 //! Tests that need what only some machines give (root, to give a file to
 //! another user; a file system that takes `chattr +i`). Where it is
-//! missing, such a test says so on stderr and passes without running —
+//! missing, such a test says so on stderr (past the harness's capture, so
+//! that the skip shows beside the test's "ok") and passes without running —
 //! except under CI (`CI=true`), which runs every test as root on a file
 //! system that takes `chattr`, where a missing capability fails the test
 //! rather than quietly losing it.
@@ -46,6 +47,13 @@ pub fn runs(have: bool, name: &str, what: &str) -> bool {
         !ci,
         "{name} needs {what}; CI runs every test as root on a file system that takes chattr"
     );
-    eprintln!("SKIPPED {name}: it needs {what} (CI runs it as root)");
+    // Written to the process's stderr itself, not through `eprintln!`,
+    // which the test harness captures and shows only for a failure: a
+    // skip must show even when the test reads "ok".
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "SKIPPED {name}: it needs {what} (CI runs it as root)"
+    );
     false
 }

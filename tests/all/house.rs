@@ -1,10 +1,13 @@
-//! The crate's files import one another without a circle.
+//! The shape of the house: no crate's files import one another in a
+//! circle.
 //!
 //! Read file by file, every path a file uses (`use crate::…`, `use
-//! super::…`, a child module's name, or a `crate::…`/`super::…` path in
-//! code) names the file that defines it; re-exports (`pub use`) are a
-//! module's facade and name nothing themselves, and tests are left out.
-//! The graph of those edges must have no cycle: each file can then be read
+//! super::…`, a child module's name in a `use` or in code — a parent
+//! calling `child::f()` depends on the child as much as an import does —,
+//! or a `crate::…`/`super::…` path in code) names the file that defines
+//! it; re-exports (`pub use`) are a module's facade and name nothing
+//! themselves, and tests are left out. The graph of those edges must have
+//! no cycle, in every crate of the workspace: each file can then be read
 //! after the files it needs, and a change to a leaf (`error.rs`,
 //! `diff/limits.rs`) cannot pull the rest of the crate around with it.
 
@@ -32,7 +35,12 @@ fn modules(src: &Path) -> Modules {
                 .iter()
                 .map(|n| n.to_string_lossy().trim_end_matches(".rs").to_owned())
                 .collect();
-            if matches!(names.last().map(String::as_str), Some("mod" | "lib")) {
+            // A crate's roots (a library's and a binary's, whose module
+            // names do not collide) and a directory's module file.
+            if matches!(
+                names.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
                 names.pop();
             }
             found.insert(names, path);
@@ -97,8 +105,15 @@ fn paths(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
         }
         rest = &rest[statement_end.max(at + 4)..];
     }
-    // Paths written out in code.
-    for start in ["crate::", "super::"] {
+    // Paths written out in code: from `crate`, `super`, or a child module
+    // (a parent calling its child).
+    let starts: Vec<String> = ["crate", "super"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(children.iter().cloned())
+        .map(|name| format!("{name}::"))
+        .collect();
+    for start in &starts {
         let mut rest = code;
         while let Some(at) = rest.find(start) {
             let before = rest[..at].chars().last();
@@ -106,14 +121,15 @@ fn paths(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
             let len = tail
                 .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
                 .unwrap_or(tail.len());
-            if before.is_none_or(|c| !c.is_alphanumeric() && c != '_' && c != ':') {
-                found.push(
-                    tail[..len]
-                        .split("::")
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_owned)
-                        .collect(),
-                );
+            let path: Vec<String> = tail[..len]
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect();
+            // A bare `super::`/`crate::` opens a `use` tree, read above.
+            let bare = path.len() == 1 && matches!(path[0].as_str(), "crate" | "super");
+            if before.is_none_or(|c| !c.is_alphanumeric() && c != '_' && c != ':') && !bare {
+                found.push(path);
             }
             rest = &tail[len.max(1)..];
         }
@@ -189,13 +205,27 @@ fn target(path: &[String], at: &[String], modules: &Modules) -> Option<Vec<Strin
     best
 }
 
-#[test]
-fn no_file_of_the_crate_imports_in_a_circle() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let modules = modules(&src);
-    assert!(modules.len() > 20, "found {} files", modules.len());
-    let mut edges: BTreeMap<&Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
-    for (module, file) in &modules {
+/// The workspace's directories of Rust files, each read as one crate.
+const CRATES: [&str; 6] = [
+    "wire/src",
+    "core/src",
+    "guest/src",
+    "host/src",
+    "test-support/src",
+    "tests/all",
+];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace")
+        .to_path_buf()
+}
+
+/// Each file of the crate at `src` and the files it uses.
+fn edges(modules: &Modules) -> BTreeMap<&Vec<String>, BTreeSet<Vec<String>>> {
+    let mut edges = BTreeMap::new();
+    for (module, file) in modules {
         let text = std::fs::read_to_string(file).expect("read");
         let children: BTreeSet<String> = modules
             .keys()
@@ -204,7 +234,7 @@ fn no_file_of_the_crate_imports_in_a_circle() {
             .collect();
         let mut targets = BTreeSet::new();
         for path in paths(&code(&text), &children) {
-            if let Some(to) = target(&path, module, &modules)
+            if let Some(to) = target(&path, module, modules)
                 && &to != module
             {
                 targets.insert(to);
@@ -212,9 +242,11 @@ fn no_file_of_the_crate_imports_in_a_circle() {
         }
         edges.insert(module, targets);
     }
-    // Depth-first search for a back edge.
-    let mut state: BTreeMap<&Vec<String>, u8> = BTreeMap::new();
-    let mut stack: Vec<&Vec<String>> = Vec::new();
+    edges
+}
+
+/// A circle among `edges`, if there is one, as the files on it.
+fn circle(edges: &BTreeMap<&Vec<String>, BTreeSet<Vec<String>>>) -> Option<String> {
     fn visit<'a>(
         node: &'a Vec<String>,
         edges: &'a BTreeMap<&Vec<String>, BTreeSet<Vec<String>>>,
@@ -242,16 +274,35 @@ fn no_file_of_the_crate_imports_in_a_circle() {
         state.insert(node, 2);
         None
     }
-    for node in edges.keys() {
-        if let Some(cycle) = visit(node, &edges, &mut state, &mut stack) {
-            panic!("files import in a circle: {}", cycle.join(" -> "));
+    // Depth-first search for a back edge.
+    let mut state: BTreeMap<&Vec<String>, u8> = BTreeMap::new();
+    let mut stack: Vec<&Vec<String>> = Vec::new();
+    edges
+        .keys()
+        .find_map(|node| visit(node, edges, &mut state, &mut stack))
+        .map(|cycle| cycle.join(" -> "))
+}
+
+#[test]
+fn no_file_of_any_crate_imports_in_a_circle() {
+    let mut circles = Vec::new();
+    for dir in CRATES {
+        let modules = modules(&workspace().join(dir));
+        assert!(modules.len() > 1, "{dir}: found {} files", modules.len());
+        if let Some(found) = circle(&edges(&modules)) {
+            circles.push(format!("{dir}: {found}"));
         }
     }
+    assert!(
+        circles.is_empty(),
+        "files import in a circle:\n{}",
+        circles.join("\n")
+    );
 }
 
 #[test]
 fn the_error_module_imports_nothing_from_the_crate() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let src = workspace().join("core/src");
     let modules = modules(&src);
     let text = std::fs::read_to_string(src.join("error.rs")).expect("read");
     let module = vec!["error".to_owned()];
@@ -267,7 +318,7 @@ fn the_error_module_imports_nothing_from_the_crate() {
 fn the_reader_finds_the_circles_it_is_meant_to() {
     // Two files that use each other, as `diff/ops.rs` and
     // `diff/preflight.rs` once did.
-    let modules: Modules = [
+    let listed: Modules = [
         (vec![], "lib.rs"),
         (vec!["diff".to_owned()], "diff/mod.rs"),
         (vec!["diff".to_owned(), "ops".to_owned()], "diff/ops.rs"),
@@ -285,11 +336,11 @@ fn the_reader_finds_the_circles_it_is_meant_to() {
     let at_preflight = vec!["diff".to_owned(), "preflight".to_owned()];
     let ops_to: BTreeSet<_> = paths(&ops, &BTreeSet::new())
         .iter()
-        .filter_map(|p| target(p, &at_ops, &modules))
+        .filter_map(|p| target(p, &at_ops, &listed))
         .collect();
     let preflight_to: BTreeSet<_> = paths(&preflight, &BTreeSet::new())
         .iter()
-        .filter_map(|p| target(p, &at_preflight, &modules))
+        .filter_map(|p| target(p, &at_preflight, &listed))
         .collect();
     assert_eq!(ops_to, [at_preflight].into());
     assert_eq!(preflight_to, [at_ops].into());
@@ -299,7 +350,37 @@ fn the_reader_finds_the_circles_it_is_meant_to() {
     );
     let to: BTreeSet<_> = paths(&facade, &["ops".to_owned()].into())
         .iter()
-        .filter_map(|p| target(p, &["diff".to_owned()], &modules))
+        .filter_map(|p| target(p, &["diff".to_owned()], &listed))
         .collect();
     assert_eq!(to, [vec!["diff".to_owned(), "ops".to_owned()]].into());
+    // A parent that calls its child, whose child imports from the parent
+    // (as `edit/mod.rs` calling `fast::all_at_once` while `edit/fast.rs`
+    // used `super::…`): a circle, found through files on disk.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("edit")).expect("mkdir");
+    for (file, text) in [
+        ("lib.rs", "mod edit;\n"),
+        (
+            "edit/mod.rs",
+            "mod fast;\npub struct Edit;\nfn apply() { fast::all_at_once() }\n",
+        ),
+        (
+            "edit/fast.rs",
+            "use super::Edit;\npub fn all_at_once() {}\n",
+        ),
+        ("edit/other.rs", "use super::{Edit};\n"),
+    ] {
+        std::fs::write(dir.path().join(file), text).expect("write");
+    }
+    let on_disk = modules(dir.path());
+    let found = circle(&edges(&on_disk));
+    assert_eq!(found.as_deref(), Some("edit -> edit/fast -> edit"));
+    // Without the call, no circle: `use super::{…}` names the parent once,
+    // and the parent's `mod fast;` alone uses nothing of it.
+    std::fs::write(
+        dir.path().join("edit/mod.rs"),
+        "mod fast;\npub struct Edit;\n",
+    )
+    .expect("write");
+    assert_eq!(circle(&edges(&on_disk)), None);
 }

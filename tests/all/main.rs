@@ -28,8 +28,13 @@ mod escape;
 mod format;
 /// Git's hooks and configuration outside `.git`, against a real `git`.
 mod git;
+/// The shape of the house: no circle of imports in any crate.
+mod house;
 /// The journal: records, revert, checkpoints, write_many, the chain.
 mod journal;
+/// The journal as an attack surface: hard links, tampering, bounds, who
+/// may undo what.
+mod journal_attack;
 /// Host limits: content size, memory cap, time bound.
 mod limits;
 /// Multi-file patches: all or nothing, deletes and moves by the host's
@@ -37,6 +42,8 @@ mod limits;
 mod patch;
 /// Another thread swaps parts of the path for outward links mid-write.
 mod race;
+/// Another writer changes or creates the file at the tool's commit point.
+mod race_commit;
 /// Several roots: `write_file`, absolute paths, other roots' names.
 mod roots;
 /// The component as agent runtimes run it: plain wasmtime, the root

@@ -38,6 +38,20 @@ pub struct Project {
     root: Root,
 }
 
+/// Whether a project's changes are recorded in a journal. Every test of a
+/// guarantee runs both ways: with the journal (the CLI's default, what
+/// users run) and without.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Journaling {
+    /// Recorded, in a journal beside the root.
+    On,
+    /// Not recorded.
+    Off,
+}
+
+/// Both configurations, the default first.
+pub const JOURNALING: [Journaling; 2] = [Journaling::On, Journaling::Off];
+
 /// How the project root is preopened, both ways: every suite that guards
 /// the sandbox runs under each (`docs/contract.md#several-roots`).
 pub const NAMINGS: [ProjectPreopen; 2] = [ProjectPreopen::Dot, ProjectPreopen::HostPath];
@@ -62,6 +76,29 @@ impl Project {
         .expect("open root");
         p.root = root.with_journal(&journal).expect("journal");
         p
+    }
+
+    /// A project whose journal is `journal`, a directory of the caller's
+    /// (another file system, say: then what a change replaces is copied
+    /// into it, not linked).
+    pub fn journaled_in(journal: &Path) -> Project {
+        let mut p = Project::new();
+        let root = Root::open_all_as(
+            [p.base.join("root")],
+            ProjectPreopen::Dot,
+            ambient_authority(),
+        )
+        .expect("open root");
+        p.root = root.with_journal(journal).expect("journal");
+        p
+    }
+
+    /// A project as `journaling` says.
+    pub fn with(journaling: Journaling) -> Project {
+        match journaling {
+            Journaling::On => Project::journaled(),
+            Journaling::Off => Project::new(),
+        }
     }
 
     /// The journal's directory of [`Project::journaled`].
