@@ -115,6 +115,13 @@ fn placeholders_models_write_are_found() {
         found * 100 >= lines.len() * 97,
         "recall under 97%: {missed:?}"
     );
+    // The held-out lines were written after the detector was tuned: its
+    // recall on them is what it does on placeholders it never saw.
+    assert!(
+        held_out_found * 100 >= held_out.len() * 80,
+        "held-out recall under 80%: {held_out_found} of {}",
+        held_out.len()
+    );
 }
 
 #[test]

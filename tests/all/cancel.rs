@@ -9,7 +9,7 @@ use serde_json::json;
 use write_tool::Cancel;
 use write_tool::wire::messages::CANCELLED;
 
-use crate::support::{Project, decode, tool};
+use crate::support::{JOURNALING, Journaling, Project, decode, temp_files, tool};
 
 fn call(p: &Project, arguments: serde_json::Value, cancel: &Cancel) -> crate::support::Envelope {
     decode(&tool().call_cancellable(p.root(), &arguments.to_string(), cancel))
@@ -21,7 +21,13 @@ fn call(p: &Project, arguments: serde_json::Value, cancel: &Cancel) -> crate::su
 /// has the one commit point.
 #[test]
 fn a_call_cancelled_before_its_commit_point_writes_nothing() {
-    let p = Project::new();
+    for journaling in JOURNALING {
+        cancelled_before_with(journaling);
+    }
+}
+
+fn cancelled_before_with(journaling: Journaling) {
+    let p = Project::with(journaling);
     p.write("old.txt", "old\n");
     let cancel = Cancel::new();
     cancel.cancel();
@@ -40,8 +46,8 @@ fn a_call_cancelled_before_its_commit_point_writes_nothing() {
         );
         assert_eq!(env.text, CANCELLED);
         assert_eq!(
-            p.tree().without_directory_times(),
-            before.without_directory_times(),
+            p.tree().without("journal").without_directory_times(),
+            before.without("journal").without_directory_times(),
             "{arguments}"
         );
     }
@@ -81,13 +87,19 @@ fn a_cancelled_dry_run_still_answers() {
 /// and requires some: otherwise it would show nothing.
 #[test]
 fn a_cancel_after_the_commit_point_finds_the_write_done() {
+    for journaling in JOURNALING {
+        cancelled_after_with(journaling);
+    }
+}
+
+fn cancelled_after_with(journaling: Journaling) {
     const ROUNDS: usize = 60;
-    let p = Project::new();
+    let p = Project::with(journaling);
     let target = p.path("t.txt");
-    fs::write(&target, "round 0\n").unwrap();
+    fs::write(&target, "round 0\n").expect("the file");
     let mut in_flight = 0;
     for round in 1..=ROUNDS {
-        let old = fs::metadata(&target).unwrap().ino();
+        let old = fs::metadata(&target).expect("the file").ino();
         let cancel = Cancel::new();
         let returned = AtomicBool::new(false);
         let content = format!("round {round}\n");
@@ -106,13 +118,113 @@ fn a_cancel_after_the_commit_point_finds_the_write_done() {
             });
             let env = call(&p, json!({"path": "t.txt", "content": content}), &cancel);
             returned.store(true, Ordering::SeqCst);
-            (env, watcher.join().unwrap())
+            (env, watcher.join().expect("the watcher"))
         });
         assert_eq!(env.code(), None, "round {round}: {}", env.text);
         assert!(env.data().applied);
-        assert_eq!(fs::read_to_string(&target).unwrap(), content);
+        assert_eq!(fs::read_to_string(&target).expect("the file"), content);
         in_flight += usize::from(early);
     }
     eprintln!("cancels after the commit point, call still running: {in_flight} of {ROUNDS}");
     assert!(in_flight > 0, "no cancel arrived while a call was running");
+}
+
+/// How many rounds a race wants met, and the most it tries.
+const WANTED: usize = 3;
+const MAX_ROUNDS: usize = 200;
+
+/// A cancel that arrives while the call writes its content — after it
+/// started, before its commit point — stops it there: a watcher sets the
+/// flag as soon as the tool's temp file appears, and knows it did in time
+/// when that temp file is still there afterwards. Those calls write
+/// nothing; a call that read the flag only when it started would write.
+#[test]
+fn a_cancel_during_the_write_stops_it_at_its_commit_point() {
+    for journaling in JOURNALING {
+        let p = Project::with(journaling);
+        p.write("big.txt", "old\n");
+        let content = "a line of the new content\n".repeat((8 << 20) / 26);
+        let (mut landed, mut round) = (0, 0);
+        while landed < WANTED && round < MAX_ROUNDS {
+            round += 1;
+            let cancel = Cancel::new();
+            let done = AtomicBool::new(false);
+            let (env, in_time) = std::thread::scope(|scope| {
+                let watcher = scope.spawn(|| {
+                    while !done.load(Ordering::SeqCst) {
+                        if let Some(temp) = temp_files(&p.root_dir()).first() {
+                            cancel.cancel();
+                            return p.root_dir().join(temp).exists();
+                        }
+                        std::hint::spin_loop();
+                    }
+                    false
+                });
+                let env = call(&p, json!({"path": "big.txt", "content": content}), &cancel);
+                done.store(true, Ordering::SeqCst);
+                (env, watcher.join().expect("the watcher"))
+            });
+            if in_time {
+                landed += 1;
+                env.assert_error("EXECUTION_ERROR");
+                assert_eq!(env.text, CANCELLED, "{journaling:?} round {round}");
+                assert_eq!(p.read_string("big.txt"), "old\n");
+            }
+            assert!(temp_files(&p.root_dir()).is_empty(), "round {round}");
+        }
+        assert!(
+            landed >= WANTED,
+            "{journaling:?}: the cancel landed during the write in {landed} of {round} rounds"
+        );
+    }
+}
+
+/// Once a change of several files has placed its first file, a cancel no
+/// longer stops it: it finishes, all new, never split. A watcher sets the
+/// flag the moment the first file changes; every round ends with all
+/// three files new, and the rounds where the others were still old when
+/// the flag was set are counted.
+#[test]
+fn a_cancel_after_the_first_file_of_a_change_lets_it_finish() {
+    let p = Project::journaled();
+    let names = ["a.txt", "b.txt", "c.txt"];
+    for name in names {
+        p.write(name, "old\n");
+    }
+    let (mut landed, mut round) = (0, 0);
+    while landed < WANTED && round < MAX_ROUNDS {
+        round += 1;
+        let new = format!("round {round}\n");
+        let first = fs::metadata(p.path("a.txt")).expect("a").ino();
+        let cancel = Cancel::new();
+        let writes: Vec<_> = names
+            .iter()
+            .map(|n| json!({"path": n, "content": new}))
+            .collect();
+        let done = AtomicBool::new(false);
+        let (env, mid_change) = std::thread::scope(|scope| {
+            let watcher = scope.spawn(|| {
+                while !done.load(Ordering::SeqCst) {
+                    if fs::metadata(p.path("a.txt")).is_ok_and(|m| m.ino() != first) {
+                        cancel.cancel();
+                        return fs::read_to_string(p.path("c.txt")).is_ok_and(|c| c != new);
+                    }
+                    std::hint::spin_loop();
+                }
+                false
+            });
+            let env = call(&p, json!({"writes": writes}), &cancel);
+            done.store(true, Ordering::SeqCst);
+            (env, watcher.join().expect("the watcher"))
+        });
+        assert_eq!(env.code(), None, "round {round}: {}", env.text);
+        for name in names {
+            assert_eq!(p.read_string(name), new, "round {round}: {name}");
+        }
+        landed += usize::from(mid_change);
+    }
+    assert!(
+        landed >= WANTED,
+        "the cancel landed between the files in {landed} of {round} rounds"
+    );
 }

@@ -6,7 +6,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, StatxFlags};
 
 use super::{JournalChoice, JournalError, is_dead, is_key, key};
 use crate::trust;
@@ -22,8 +22,11 @@ const SWEPT: &str = ".swept";
 /// The file that names a journal's root.
 const ROOT_NOTE: &str = "root";
 
-/// What identifies a directory: its device and inode.
-pub(crate) type Identity = (u64, u64);
+/// What identifies a directory: its device, its inode and its birth time
+/// (seconds and nanoseconds; zero where the file system keeps none). The
+/// inode alone is not enough: ext4 gives a directory made after one was
+/// deleted the freed inode's number.
+pub(crate) type Identity = (u64, u64, i64, u32);
 
 /// A root's journal directory, opened without following a link and
 /// checked: this user's, private, and the root's own.
@@ -44,7 +47,29 @@ fn error(path: &Path, why: impl std::fmt::Display) -> JournalError {
 
 fn identity_of(fd: BorrowedFd<'_>) -> io::Result<Identity> {
     let stat = rustix::fs::fstat(fd)?;
-    Ok((stat.st_dev, stat.st_ino))
+    let (sec, nsec) = birth(rustix::fs::statx(
+        fd,
+        "",
+        AtFlags::EMPTY_PATH,
+        StatxFlags::BTIME,
+    ));
+    Ok((stat.st_dev, stat.st_ino, sec, nsec))
+}
+
+/// The birth time a `statx` answer holds, or zero.
+fn birth(statx: rustix::io::Result<rustix::fs::Statx>) -> (i64, u32) {
+    statx
+        .ok()
+        .filter(|x| x.stx_mask & StatxFlags::BTIME.bits() != 0)
+        .map_or((0, 0), |x| (x.stx_btime.tv_sec, x.stx_btime.tv_nsec))
+}
+
+/// Whether two identities are one directory's: a side that knows no
+/// birth time (a `root` file of an earlier version, a file system that
+/// keeps none) is compared by device and inode.
+fn same(a: Identity, b: Identity) -> bool {
+    let known = |id: Identity| id.2 != 0 || id.3 != 0;
+    (a.0, a.1) == (b.0, b.1) && (!known(a) || !known(b) || (a.2, a.3) == (b.2, b.3))
 }
 
 impl JournalDir {
@@ -97,7 +122,7 @@ impl JournalDir {
             }
             // The root was deleted and made again: another project, whose
             // files the old records must not put back.
-            Some((_, Some(id))) if id != root_id => {
+            Some((_, Some(id))) if !same(id, root_id) => {
                 clear(&fd).map_err(|e| error(&path, e))?;
             }
             _ => {}
@@ -116,8 +141,8 @@ impl JournalDir {
 
     /// Its device and inode: how the commit gate tells the journal's
     /// descriptor from a root's.
-    pub(crate) fn id(&self) -> Identity {
-        self.id
+    pub(crate) fn id(&self) -> (u64, u64) {
+        (self.id.0, self.id.1)
     }
 
     /// The name wasmtime-wasi opens for the guest's preopen: the very
@@ -269,15 +294,19 @@ fn read_note(dir: &OwnedFd) -> Option<(PathBuf, Option<Identity>)> {
     let mut lines = text.lines();
     let path = PathBuf::from(lines.next()?);
     let id = lines.next().and_then(|line| {
-        let (dev, ino) = line.split_once(' ')?;
-        Some((dev.parse().ok()?, ino.parse().ok()?))
+        let mut fields = line.split(' ');
+        let dev = fields.next()?.parse().ok()?;
+        let ino = fields.next()?.parse().ok()?;
+        let sec = fields.next().and_then(|f| f.parse().ok()).unwrap_or(0);
+        let nsec = fields.next().and_then(|f| f.parse().ok()).unwrap_or(0);
+        Some((dev, ino, sec, nsec))
     });
     Some((path, id))
 }
 
 /// Write the `root` file: the root's path and identity.
 fn write_note(dir: &OwnedFd, root: &Path, id: Identity) -> io::Result<()> {
-    let text = format!("{}\n{} {}\n", root.display(), id.0, id.1);
+    let text = format!("{}\n{} {} {} {}\n", root.display(), id.0, id.1, id.2, id.3);
     if read_small(dir, ROOT_NOTE).as_deref() == Some(text.as_str()) {
         return Ok(());
     }
@@ -377,7 +406,15 @@ fn modified(stat: &rustix::fs::Stat) -> Option<SystemTime> {
 /// Whether the root a journal names is gone for good.
 fn orphaned(root: &Path, id: Identity) -> bool {
     match rustix::fs::stat(root) {
-        Ok(stat) => (stat.st_dev, stat.st_ino) != id,
+        Ok(stat) => {
+            let (sec, nsec) = birth(rustix::fs::statx(
+                rustix::fs::CWD,
+                root,
+                AtFlags::empty(),
+                StatxFlags::BTIME,
+            ));
+            !same((stat.st_dev, stat.st_ino, sec, nsec), id)
+        }
         Err(_) => root
             .ancestors()
             .skip(1)

@@ -10,9 +10,14 @@ mod cache;
 mod hardening;
 /// The journal's commands: undo, checkpoints, history, write-many, verify.
 mod journal;
+/// Journal directories others could write, links, roots made again or
+/// gone, homes that cannot hold one.
+mod journal_trust;
 /// Requests nested 100,000 levels deep, and MCP lines over the limit, on
 /// every stdio surface: answered, and the server goes on.
 mod nesting;
+/// A replaced or restored file never gains privilege.
+mod privilege;
 
 pub use write_tool_test_support::process::{
     assert_usage_error, envelope, root_arg, run, run_cmd, run_on_terminal,

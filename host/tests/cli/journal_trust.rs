@@ -1,0 +1,369 @@
+//! The journal's directory as a hostile machine or a careless setup leaves
+//! it (`docs/contract.md#journal`, SECURITY.md): directories others can
+//! write, links, another root's journal, a root made again, homes that
+//! cannot be written, roots that are gone.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::{bin_str, envelope, root_arg, run, run_cmd};
+
+/// `write-tool --root ROOT --journal BASE write f.txt`.
+fn write_with(root: &Path, base: &Path) -> Output {
+    run(
+        &[
+            "--root",
+            &root_arg(root),
+            "--journal",
+            base.to_str().expect("UTF-8"),
+            "write",
+            "f.txt",
+            "--content",
+            "x\n",
+        ],
+        b"",
+    )
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A journal base another user could write (0777, not sticky) is not used:
+/// the CLI stops (the journal was asked for) and names the directory and
+/// why; nothing is written.
+#[test]
+fn a_journal_directory_others_can_write_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, base) = (dir.path().join("root"), dir.path().join("open"));
+    fs::create_dir(&root).expect("root");
+    fs::create_dir(&base).expect("base");
+    fs::set_permissions(&base, fs::Permissions::from_mode(0o777)).expect("chmod");
+    let out = write_with(&root, &base);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = stderr(&out);
+    assert!(err.contains(base.to_str().expect("UTF-8")), "{err}");
+    assert!(err.contains("others can write it"), "{err}");
+    assert!(!root.join("f.txt").exists());
+    // Below a directory others can write, too: it could be swapped.
+    fs::set_permissions(&base, fs::Permissions::from_mode(0o700)).expect("chmod");
+    let inner = base.join("inner");
+    fs::create_dir(&inner).expect("inner");
+    fs::set_permissions(&base, fs::Permissions::from_mode(0o777)).expect("chmod");
+    let out = write_with(&root, &inner);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        stderr(&out).contains("can be written by others and is not sticky"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A root's journal directory that is a link — to another root's journal,
+/// say — is not followed; a journal whose `root` file names another root
+/// is not used.
+#[test]
+fn a_journal_that_is_a_link_or_another_roots_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().join("journals");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    fs::create_dir(&a).expect("a");
+    fs::create_dir(&b).expect("b");
+    assert_eq!(write_with(&a, &base).status.code(), Some(0));
+    let journal_of = |root: &Path| -> std::path::PathBuf {
+        let out = run(
+            &[
+                "--root",
+                &root_arg(root),
+                "--journal",
+                base.to_str().expect("UTF-8"),
+                "history",
+                "--json",
+            ],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        fs::read_dir(&base)
+            .expect("base")
+            .map(|e| e.expect("entry").path())
+            .find(|p| {
+                fs::read_to_string(p.join("root")).is_ok_and(|n| {
+                    n.lines().next() == Some(root.canonicalize().expect("c").to_str().expect("u"))
+                })
+            })
+            .expect("the root's journal")
+    };
+    let a_journal = journal_of(&a);
+    let b_journal = journal_of(&b);
+    // b's journal made a link to a's.
+    fs::remove_dir_all(&b_journal).expect("remove");
+    std::os::unix::fs::symlink(&a_journal, &b_journal).expect("symlink");
+    let out = write_with(&b, &base);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        stderr(&out).contains("not a directory (a link is not followed)"),
+        "{}",
+        stderr(&out)
+    );
+    // b's journal a copy of a's, `root` file and all.
+    fs::remove_file(&b_journal).expect("unlink");
+    fs::create_dir(&b_journal).expect("mkdir");
+    fs::set_permissions(&b_journal, fs::Permissions::from_mode(0o700)).expect("chmod");
+    fs::copy(a_journal.join("root"), b_journal.join("root")).expect("copy");
+    let out = write_with(&b, &base);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        stderr(&out).contains("the journal of another root"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!b.join("f.txt").exists());
+}
+
+/// A project deleted and made again at the same path is another project:
+/// it does not inherit the journal, so the old contents cannot be put
+/// back into it.
+#[test]
+fn a_root_made_again_does_not_inherit_its_journal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, base) = (dir.path().join("root"), dir.path().join("journals"));
+    fs::create_dir(&root).expect("root");
+    assert_eq!(write_with(&root, &base).status.code(), Some(0));
+    fs::remove_dir_all(&root).expect("delete the project");
+    // Another directory at the same path (ext4 may give it the same inode
+    // number: its birth time tells them apart).
+    fs::create_dir(&root).expect("a new project");
+    let out = run(
+        &[
+            "--root",
+            &root_arg(&root),
+            "--journal",
+            base.to_str().expect("UTF-8"),
+            "history",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let history: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        history,
+        Value::Array(Vec::new()),
+        "the old project's history"
+    );
+}
+
+/// Journals of roots that are gone are removed by a later start, once no
+/// one wrote them for a while: a platform with a directory per sandbox
+/// does not keep a journal per sandbox. A journal whose root is still
+/// there stays.
+#[test]
+fn journals_of_roots_that_are_gone_are_swept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().join("journals");
+    let keep = dir.path().join("keep");
+    fs::create_dir(&keep).expect("keep");
+    for i in 0..5 {
+        let root = dir.path().join(format!("sandbox{i}"));
+        fs::create_dir(&root).expect("root");
+        assert_eq!(write_with(&root, &base).status.code(), Some(0));
+        fs::remove_dir_all(&root).expect("the sandbox goes");
+    }
+    assert_eq!(write_with(&keep, &base).status.code(), Some(0));
+    let journals = || {
+        fs::read_dir(&base)
+            .expect("base")
+            .filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir()))
+            .count()
+    };
+    assert_eq!(journals(), 6);
+    // As if an hour passed: every journal idle, the last sweep old.
+    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    for entry in fs::read_dir(&base).expect("base").flatten() {
+        let path = entry.path();
+        for file in ["log", "pending", ""] {
+            let p = if file.is_empty() {
+                path.clone()
+            } else {
+                path.join(file)
+            };
+            if let Ok(f) = fs::File::open(&p) {
+                let _ = f.set_modified(hour_ago);
+            }
+        }
+    }
+    assert_eq!(write_with(&keep, &base).status.code(), Some(0));
+    assert_eq!(journals(), 1, "the gone roots' journals stay");
+}
+
+/// With the default journal (no `--journal`) and a home that cannot hold
+/// it, the CLI works without one and says so, naming the directory and the
+/// system's error; asked for (`--journal`), it stops, naming both.
+#[test]
+fn a_journal_no_one_asked_for_may_be_absent_one_asked_for_may_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("root");
+    fs::create_dir(&root).expect("root");
+    let not_a_dir = dir.path().join("a-file");
+    fs::write(&not_a_dir, "x").expect("file");
+    let state = not_a_dir.join("state");
+    let out = run_cmd(
+        Command::new(bin_str())
+            .env_remove("WRITE_TOOL_JOURNAL_DIR")
+            .env("XDG_STATE_HOME", &state)
+            .args([
+                "--root",
+                &root_arg(&root),
+                "write",
+                "f.txt",
+                "--content",
+                "x\n",
+            ]),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(envelope(&out)["data"]["change_id"].is_null());
+    let err = stderr(&out);
+    assert!(err.contains(state.to_str().expect("UTF-8")), "{err}");
+    assert!(err.contains("not a directory"), "{err}");
+    assert!(err.contains("cannot be undone"), "{err}");
+    let out = run(
+        &[
+            "--root",
+            &root_arg(&root),
+            "--journal",
+            state.to_str().expect("UTF-8"),
+            "write",
+            "g.txt",
+            "--content",
+            "x\n",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        stderr(&out).contains(state.to_str().expect("UTF-8")),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!root.join("g.txt").exists());
+}
+
+/// Run in `/` without `--root`, the CLI writes nothing at the top of the
+/// file system: it stops and says to pass `--root`.
+#[test]
+fn the_current_directory_is_no_root_when_it_is_slash() {
+    let out = run_cmd(
+        Command::new(bin_str()).current_dir("/").args([
+            "--no-journal",
+            "write",
+            "write-tool-should-not-be-here.txt",
+            "--content",
+            "x",
+        ]),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("--root"), "{}", stderr(&out));
+    assert!(!Path::new("/write-tool-should-not-be-here.txt").exists());
+}
+
+/// A call stopped by its time bound while it holds the journal's lock —
+/// staging a change of several files, which happens under it — does not
+/// keep it: the host releases the lock of a guest that stopped, so the
+/// next call does not wait for it (20 s, then a refusal), and that call
+/// cleans up the temp files the stopped change had made. The stopped
+/// call does not claim a write it did not make. The time bound that stops
+/// the call while it stages depends on the machine: longer bounds are
+/// tried until one does.
+#[test]
+fn a_call_stopped_while_it_holds_the_journal_does_not_keep_it() {
+    let mut tried = Vec::new();
+    for timeout_ms in [150, 300, 600, 1200, 2400, 4800] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root");
+        fs::create_dir(&root).expect("root");
+        let mut serve = Serve::start(&root, &dir.path().join("journals"), timeout_ms);
+        let content = "x".repeat(1_000_000);
+        let writes: Vec<Value> = (0..60)
+            .map(|i| serde_json::json!({"path": format!("f{i}.txt"), "content": content}))
+            .collect();
+        let stopped = serve.call(&serde_json::json!({"writes": writes}));
+        let staging = !write_tool_test_support::temp_files(&root).is_empty();
+        tried.push((timeout_ms, stopped["status"].clone(), staging));
+        if !staging {
+            continue;
+        }
+        assert_eq!(
+            stopped["error"]["code"], "EXECUTION_ERROR",
+            "{}",
+            stopped["text"]
+        );
+        let text = stopped["text"].as_str().expect("text");
+        assert!(text.contains("time limit"), "{text}");
+        assert!(!text.contains("was done"), "{text}");
+        let next = serve.call(&serde_json::json!({"path": "after.txt", "content": "after\n"}));
+        assert_eq!(next["status"], "success", "{next}");
+        assert_eq!(
+            write_tool_test_support::temp_files(&root),
+            Vec::<String>::new()
+        );
+        assert!((0..60).all(|i| !root.join(format!("f{i}.txt")).exists()));
+        return;
+    }
+    panic!("no time bound stopped the change while it staged: {tried:?}");
+}
+
+/// `write-tool serve` with a journal and a time bound, one request at a
+/// time.
+struct Serve {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Serve {
+    fn start(root: &Path, base: &Path, timeout_ms: u64) -> Serve {
+        let mut child = Command::new(bin_str())
+            .env("WRITE_TOOL_CACHE_DIR", crate::cache_dir())
+            .args([
+                "--root",
+                &root_arg(root),
+                "--journal",
+                base.to_str().expect("UTF-8"),
+            ])
+            .args(["--timeout-ms", &timeout_ms.to_string(), "serve"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("serve");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        Serve {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn call(&mut self, request: &Value) -> Value {
+        use std::io::{BufRead, Write};
+        writeln!(self.stdin, "{request}").expect("send");
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("answer");
+        serde_json::from_str(&line).expect("JSON")
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,137 @@
+//! A replaced or restored file never gains privilege
+//! (`docs/contract.md#writing`, SECURITY.md): the mode rule as root and
+//! as another user, with the journal and without. These need root, to give
+//! files to other users and to run the tool as one; CI runs them as root.
+
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt, chown};
+use std::path::Path;
+use std::process::{Command, Output};
+
+use write_tool_test_support::capability;
+
+use crate::{bin_str, root_arg, run_cmd};
+
+/// Users the tests give files to, and run the tool as.
+const PLANTER: u32 = 4101;
+const WRITER: u32 = 4102;
+
+fn is_root() -> bool {
+    capability::runs(
+        capability::is_root(),
+        "privilege tests",
+        "root (to give files to other users and run as one)",
+    )
+}
+
+/// `write-tool ARGS` as `uid` (group `uid`, no other groups), with no
+/// cache and no journal of the user's.
+fn run_as(uid: Option<u32>, args: &[&str]) -> Output {
+    let mut cmd = match uid {
+        Some(uid) => {
+            let mut cmd = Command::new("setpriv");
+            cmd.args([
+                &format!("--reuid={uid}"),
+                &format!("--regid={uid}"),
+                "--clear-groups",
+                "--",
+                bin_str(),
+            ]);
+            cmd
+        }
+        None => Command::new(bin_str()),
+    };
+    cmd.env("WRITE_TOOL_CACHE", "off").args(args);
+    run_cmd(&mut cmd, b"")
+}
+
+/// A project root everyone may write, a file in it planted by `PLANTER`
+/// with `mode`.
+fn planted(mode: u32) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+    let root = dir.path().join("root");
+    fs::create_dir(&root).expect("root");
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o777)).expect("chmod");
+    let prog = root.join("prog");
+    fs::write(&prog, "#!/bin/sh\nid -u\n").expect("plant");
+    chown(&prog, Some(PLANTER), Some(PLANTER)).expect("chown");
+    fs::set_permissions(&prog, fs::Permissions::from_mode(mode)).expect("chmod");
+    (dir, root)
+}
+
+fn owner_and_mode(path: &Path) -> (u32, u32, u32) {
+    let meta = fs::metadata(path).expect("stat");
+    (meta.uid(), meta.gid(), meta.mode() & 0o7777)
+}
+
+/// Root replacing another user's setuid program gives the file back to
+/// that user, with its mode: it stays that user's program, never root's.
+/// Undone, the same.
+#[test]
+fn root_keeps_the_owner_so_a_planted_setuid_program_never_becomes_roots() {
+    if !is_root() {
+        return;
+    }
+    for journal in [true, false] {
+        let (dir, root) = planted(0o4755);
+        let base = dir.path().join("journals");
+        let root_s = root_arg(&root);
+        let mut args = vec!["--root", root_s.as_str()];
+        if journal {
+            args.extend(["--journal", base.to_str().expect("UTF-8")]);
+        } else {
+            args.push("--no-journal");
+        }
+        let write: Vec<&str> = [
+            &args[..],
+            &["write", "prog", "--content", "#!/bin/sh\necho changed\n"],
+        ]
+        .concat();
+        let out = run_as(None, &write);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert_eq!(
+            owner_and_mode(&root.join("prog")),
+            (PLANTER, PLANTER, 0o4755)
+        );
+        if journal {
+            let undo: Vec<&str> = [&args[..], &["undo"]].concat();
+            let out = run_as(None, &undo);
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            assert_eq!(
+                fs::read_to_string(root.join("prog")).expect("read"),
+                "#!/bin/sh\nid -u\n"
+            );
+            assert_eq!(
+                owner_and_mode(&root.join("prog")),
+                (PLANTER, PLANTER, 0o4755)
+            );
+        }
+    }
+}
+
+/// A user replacing another user's setuid/setgid program cannot give the
+/// file back to its owner: the new file is the writer's, and loses the
+/// set-user-ID and set-group-ID bits (its other bits kept).
+#[test]
+fn a_file_that_changes_owner_loses_set_user_and_group_id() {
+    if !is_root() {
+        return;
+    }
+    let (_dir, root) = planted(0o6755);
+    let root_s = root_arg(&root);
+    let out = run_as(
+        Some(WRITER),
+        &[
+            "--root",
+            &root_s,
+            "--no-journal",
+            "write",
+            "prog",
+            "--content",
+            "#!/bin/sh\necho mine\n",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(owner_and_mode(&root.join("prog")), (WRITER, WRITER, 0o755));
+}
