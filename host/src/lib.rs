@@ -83,6 +83,11 @@ pub use cap_std::{AmbientAuthority, ambient_authority};
 pub use envelope::{invalid_request, request_too_long};
 pub use journal::JournalChoice;
 
+/// How long a server that drains (`docs/contract.md#drain`) waits, once
+/// its calls are done, for a client to read their answers: a client that
+/// never reads must not keep it from exiting.
+pub const DRAIN_WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Remove the journals below `choice`'s base whose root is gone (deleted,
 /// or made again): at most once an hour per base, best effort
 /// (`docs/contract.md#journal`). Returns how many it removed.

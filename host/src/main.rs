@@ -22,18 +22,37 @@ use cli::output::EXIT_USAGE;
 /// The per-call log on stderr (`write_tool::log`): what `RUST_LOG` asks
 /// for (`RUST_LOG=write_tool=info`: a line per call), nothing without it,
 /// so that stderr keeps only the tool's own messages by default.
+///
+/// Only the tool's own events pass, whatever `RUST_LOG` says
+/// (`RUST_LOG=debug` included): the libraries below it (the MCP SDK, the
+/// WebSocket stack, wasmtime) log what they carry, which is the content
+/// of the calls, and content is never logged (`docs/contract.md#log`).
 fn init_log(format: cli::flags::LogFormat) {
     use tracing_subscriber::EnvFilter;
+    use tracing_subscriber::filter::filter_fn;
+    use tracing_subscriber::prelude::*;
     let Ok(filter) = EnvFilter::try_from_default_env() else {
         return;
     };
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+    let own = filter_fn(|meta| meta.target().starts_with("write_tool"));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let layer = tracing_subscriber::fmt::layer()
+        .with_ansi(ansi)
         .with_writer(std::io::stderr);
+    let registry = tracing_subscriber::registry();
     let _ = match format {
-        cli::flags::LogFormat::Text => builder.try_init(),
-        cli::flags::LogFormat::Json => builder.json().flatten_event(true).try_init(),
+        cli::flags::LogFormat::Text => registry
+            .with(layer.with_filter(filter).with_filter(own))
+            .try_init(),
+        cli::flags::LogFormat::Json => registry
+            .with(
+                layer
+                    .json()
+                    .flatten_event(true)
+                    .with_filter(filter)
+                    .with_filter(own),
+            )
+            .try_init(),
     };
 }
 
@@ -115,6 +134,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             ws_origin,
             ws_handshake_timeout_ms,
             ws_idle_timeout_ms,
+            ws_write_timeout_ms,
             metrics,
             ..
         } => match ws {
@@ -128,6 +148,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                     allowed_origins: ws_origin,
                     handshake_timeout: std::time::Duration::from_millis(ws_handshake_timeout_ms),
                     idle_timeout: std::time::Duration::from_millis(ws_idle_timeout_ms),
+                    write_timeout: std::time::Duration::from_millis(ws_write_timeout_ms),
                 };
                 commands::serve_ws(tool, root, addrs, options)
             }

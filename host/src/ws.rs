@@ -8,14 +8,25 @@
 //! message over the size limit closes the connection with code 1009
 //! ("message too big"), the WebSocket way, without being buffered.
 //!
-//! At most [`MAX_CONNECTIONS`] connections are served at once; more wait in
-//! the listen queue. So that no client can hold those slots for good, a
-//! connection that has not finished its handshake within
-//! [`WsOptions::handshake_timeout`] is dropped, and one that sends nothing
-//! for [`WsOptions::idle_timeout`] between requests is closed (code 1001,
-//! "going away"); a call in flight is never cut short by either. A failed
-//! accept (out of descriptors, say) is retried after a pause that doubles
-//! up to a second, not at once in a loop.
+//! At most [`MAX_CONNECTIONS`] connections are served at once. So that no
+//! client can hold those slots for good:
+//!
+//! - a connection takes a slot only once its handshake is done; at most
+//!   [`MAX_HANDSHAKES`] wait for theirs, and when more arrive the one that
+//!   waited longest is dropped, so sockets that never speak cannot keep
+//!   clients that do from connecting; one that has not finished within
+//!   [`WsOptions::handshake_timeout`] is dropped anyway;
+//! - a served connection that sends nothing for
+//!   [`WsOptions::idle_timeout`] between requests is closed (code 1001,
+//!   "going away"), and one that does not read its answer within
+//!   [`WsOptions::write_timeout`] is dropped (it would hold its slot and,
+//!   at a drain, the server);
+//! - a drain ends within the call time bound and
+//!   [`crate::DRAIN_WRITE_GRACE`] more, whatever the clients do.
+//!
+//! A call in flight is never cut short by any of these. A failed accept
+//! (out of descriptors, say) is retried after a pause that doubles up to a
+//! second, not at once in a loop.
 //!
 //! A web page can open a WebSocket to any address, including loopback:
 //! browsers do not apply the same-origin policy to WebSockets. So the
@@ -39,7 +50,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
@@ -66,6 +77,8 @@ pub struct WsOptions {
     /// How long a connection may send nothing between requests (default
     /// 5 minutes).
     pub idle_timeout: Duration,
+    /// How long a connection may leave an answer unread (default 30 s).
+    pub write_timeout: Duration,
 }
 
 impl Default for WsOptions {
@@ -75,6 +88,7 @@ impl Default for WsOptions {
             allowed_origins: Vec::new(),
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(300),
+            write_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -101,25 +115,20 @@ pub async fn serve_until(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let (drain, draining) = tokio::sync::watch::channel(false);
+    let call_bound = tool.options().timeout;
     let shared = Arc::new(Shared {
         calls: Calls::new(tool, "ws"),
         root,
         options,
         draining,
+        slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+        waiting: std::sync::Mutex::new(std::collections::VecDeque::new()),
     });
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let mut pause = ACCEPT_PAUSE_MIN;
     let mut connections = tokio::task::JoinSet::new();
     tokio::pin!(shutdown);
     loop {
         while connections.try_join_next().is_some() {}
-        let slot = tokio::select! {
-            () = &mut shutdown => break,
-            slot = Arc::clone(&slots).acquire_owned() => slot,
-        };
-        let Ok(slot) = slot else {
-            unreachable!("the semaphore is never closed")
-        };
         let accepted = tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => accepted,
@@ -128,10 +137,7 @@ pub async fn serve_until(
             Ok((stream, _)) => {
                 pause = ACCEPT_PAUSE_MIN;
                 let shared = Arc::clone(&shared);
-                connections.spawn(async move {
-                    shared.connection(stream).await;
-                    drop(slot);
-                });
+                connections.spawn(async move { shared.connection(stream).await });
             }
             // The peer went away, or the process is out of descriptors for
             // a while: retrying at once would spin.
@@ -144,14 +150,25 @@ pub async fn serve_until(
     drop(listener);
     let _ = drain.send(true);
     // Each call in flight ends within its time bound; a connection waiting
-    // for its handshake or a message closes at once.
-    while connections.join_next().await.is_some() {}
+    // for its handshake or a message closes at once; one that does not
+    // read its last answer is cut after the grace.
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(call_bound + crate::DRAIN_WRITE_GRACE, drained)
+        .await
+        .is_err()
+    {
+        connections.abort_all();
+    }
     Ok(())
 }
 
 /// Connections served at once. Each holds at most one call in flight, and
 /// calls share the tool's instance pool, so more would only queue there.
 pub const MAX_CONNECTIONS: usize = 64;
+/// Connections waiting for their handshake at once; the one that waited
+/// longest is dropped for a new one.
+pub const MAX_HANDSHAKES: usize = 64;
+
 const ACCEPT_PAUSE_MIN: Duration = Duration::from_millis(10);
 const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
 
@@ -161,19 +178,96 @@ struct Shared {
     options: WsOptions,
     /// Set when the server drains.
     draining: tokio::sync::watch::Receiver<bool>,
+    /// The served connections' slots.
+    slots: Arc<Semaphore>,
+    /// The connections waiting for their handshake, oldest first: each
+    /// one's signal to give up.
+    waiting: std::sync::Mutex<std::collections::VecDeque<Arc<Notify>>>,
+}
+
+/// A connection's place among those waiting for their handshake; leaving
+/// it (done, failed, dropped) frees it.
+struct Waiting<'s> {
+    shared: &'s Shared,
+    evicted: Arc<Notify>,
+}
+
+impl<'s> Waiting<'s> {
+    /// Wait with the others, dropping the oldest if there are too many.
+    fn join(shared: &'s Shared) -> Waiting<'s> {
+        let evicted = Arc::new(Notify::new());
+        let mut waiting = shared
+            .waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while waiting.len() >= MAX_HANDSHAKES {
+            if let Some(oldest) = waiting.pop_front() {
+                oldest.notify_one();
+            }
+        }
+        waiting.push_back(Arc::clone(&evicted));
+        Waiting { shared, evicted }
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let mut waiting = self
+            .shared
+            .waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        waiting.retain(|w| !Arc::ptr_eq(w, &self.evicted));
+    }
 }
 
 impl Shared {
-    async fn connection(self: Arc<Self>, mut stream: TcpStream) {
+    async fn connection(self: Arc<Self>, stream: TcpStream) {
         if *self.draining.borrow() {
             return;
         }
-        let probe = tokio::time::timeout(self.options.handshake_timeout, probe(&stream)).await;
-        match probe {
-            Ok(Some((head, what))) => return answer_probe(&mut stream, head, what).await,
-            Ok(None) => {}
-            // Nothing sent in time: the slot goes back.
-            Err(_) => return,
+        let waiting = Waiting::join(&self);
+        let evicted = Arc::clone(&waiting.evicted);
+        let handshake =
+            tokio::time::timeout(self.options.handshake_timeout, self.handshake(stream));
+        let ws = tokio::select! {
+            ws = handshake => ws.ok().flatten(),
+            () = evicted.notified() => None,
+        };
+        drop(waiting);
+        let Some(ws) = ws else {
+            return;
+        };
+        // A slot, or the connection is told to come back (1013).
+        let slot = tokio::time::timeout(
+            self.options.handshake_timeout,
+            Arc::clone(&self.slots).acquire_owned(),
+        )
+        .await;
+        match slot {
+            Ok(Ok(slot)) => {
+                self.serve(ws).await;
+                drop(slot);
+            }
+            _ => {
+                let mut ws = ws;
+                let frame = CloseFrame {
+                    code: CloseCode::Again,
+                    reason: "too many connections".into(),
+                };
+                let _ = tokio::time::timeout(self.write_timeout(), ws.close(Some(frame))).await;
+            }
+        }
+    }
+
+    /// A health probe answered (`None`), or the WebSocket handshake done.
+    async fn handshake(
+        &self,
+        mut stream: TcpStream,
+    ) -> Option<tokio_tungstenite::WebSocketStream<TcpStream>> {
+        if let Some((head, what)) = probe(&stream, &self.options.allowed_origins).await {
+            answer_probe(&mut stream, head, what).await;
+            return None;
         }
         let limit = self.options.max_message_bytes;
         let config = WebSocketConfig::default()
@@ -184,13 +278,24 @@ impl Shared {
         let check = move |request: &Request, response: Response| {
             check_origin(request, &allowed).map(|()| response)
         };
-        let handshake =
-            tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config));
-        let mut ws = match tokio::time::timeout(self.options.handshake_timeout, handshake).await {
-            Ok(Ok(ws)) => ws,
-            // A bad handshake, or none in time: the slot goes back.
-            Ok(Err(_)) | Err(_) => return,
-        };
+        tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))
+            .await
+            .ok()
+    }
+
+    /// How long an answer may wait for the client to read it: less once
+    /// the server drains.
+    fn write_timeout(&self) -> Duration {
+        if *self.draining.borrow() {
+            crate::DRAIN_WRITE_GRACE.min(self.options.write_timeout)
+        } else {
+            self.options.write_timeout
+        }
+    }
+
+    /// Requests and answers until the client goes, or idles, or the
+    /// server drains.
+    async fn serve(&self, mut ws: tokio_tungstenite::WebSocketStream<TcpStream>) {
         let mut draining = self.draining.clone();
         loop {
             let next = tokio::time::timeout(self.options.idle_timeout, ws.next());
@@ -209,7 +314,12 @@ impl Shared {
                         code: CloseCode::Away,
                         reason: reason.into(),
                     };
-                    if ws.send(Message::Close(Some(frame))).await.is_ok() {
+                    let sent = tokio::time::timeout(
+                        self.write_timeout(),
+                        ws.send(Message::Close(Some(frame))),
+                    )
+                    .await;
+                    if matches!(sent, Ok(Ok(()))) {
                         // Read on (and drop: never started) what the client
                         // sent meanwhile, up to its own close: a socket
                         // closed with unread bytes is reset, and a reset
@@ -243,18 +353,20 @@ impl Shared {
                         code: CloseCode::Size,
                         reason: "message too big".into(),
                     };
-                    let _ = ws.close(Some(frame)).await;
+                    let _ = tokio::time::timeout(self.write_timeout(), ws.close(Some(frame))).await;
                     return;
                 }
                 Ok(Message::Close(_)) | Err(_) => break,
                 Ok(_) => continue,
             };
-            if ws.send(Message::text(reply)).await.is_err() {
-                break;
+            // A client that does not read its answer loses the connection.
+            let sent = tokio::time::timeout(self.write_timeout(), ws.send(Message::text(reply)));
+            if !matches!(sent.await, Ok(Ok(()))) {
+                return;
             }
         }
         // Completes the closing handshake if the client started it.
-        let _ = ws.close(None).await;
+        let _ = tokio::time::timeout(self.write_timeout(), ws.close(None)).await;
     }
 }
 
@@ -262,7 +374,13 @@ impl Shared {
 /// health probe: `GET /healthz` or `GET /readyz` over HTTP/1.x, with no
 /// `Upgrade` header. Looked at without being read, so that anything else
 /// reaches the WebSocket handshake whole.
-async fn probe(stream: &TcpStream) -> Option<(usize, Probe)> {
+///
+/// `/metrics` is answered only to a request whose `Host` is an address or
+/// `localhost` (what a scraper and a person at the machine send), or the
+/// host of an origin the host allowed: a web page that made its own name
+/// resolve to this address (DNS rebinding) sends its name, and is refused
+/// (403), as the WebSocket handshake refuses its `Origin`.
+async fn probe(stream: &TcpStream, allowed: &[String]) -> Option<(usize, Probe)> {
     let mut buf = [0u8; 2048];
     let n = stream.peek(&mut buf).await.ok()?;
     let head = &buf[..n];
@@ -279,11 +397,41 @@ async fn probe(stream: &TcpStream) -> Option<(usize, Probe)> {
     };
     let is_probe =
         method == "GET" && matches!(version, "HTTP/1.0" | "HTTP/1.1") && request.next().is_none();
-    let upgrade = lines.any(|line| {
-        line.split_once(':')
-            .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("upgrade"))
-    });
+    let mut upgrade = false;
+    let mut host = None;
+    for (name, value) in lines.filter_map(|line| line.split_once(':')) {
+        let name = name.trim();
+        upgrade |= name.eq_ignore_ascii_case("upgrade");
+        if name.eq_ignore_ascii_case("host") {
+            host = Some(value.trim());
+        }
+    }
+    let what = match what {
+        Probe::Metrics if !host.is_some_and(|h| host_allowed(h, allowed)) => Probe::Forbidden,
+        what => what,
+    };
     (is_probe && !upgrade).then_some((end, what))
+}
+
+/// Whether a request's `Host` (`name[:port]`) is an IP address,
+/// `localhost`, or the host of an allowed origin.
+fn host_allowed(host: &str, allowed: &[String]) -> bool {
+    let Ok(url) = url::Url::parse(&format!("http://{host}/")) else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)) => true,
+        Some(url::Host::Domain(name)) => {
+            name.eq_ignore_ascii_case("localhost")
+                || allowed.iter().any(|origin| {
+                    url::Url::parse(origin)
+                        .ok()
+                        .and_then(|o| o.host_str().map(|h| h.eq_ignore_ascii_case(name)))
+                        .unwrap_or(false)
+                })
+        }
+        None => false,
+    }
 }
 
 /// What a plain HTTP request on the port asks for.
@@ -293,6 +441,8 @@ enum Probe {
     Health,
     /// `/metrics`, when the host turned them on.
     Metrics,
+    /// `/metrics` under a name that is not this machine's.
+    Forbidden,
 }
 
 /// Read the probe's head and answer it; the connection then closes.
@@ -302,15 +452,21 @@ async fn answer_probe(stream: &mut TcpStream, head: usize, what: Probe) {
     if stream.read_exact(&mut request).await.is_err() {
         return;
     }
-    let (kind, body) = match what {
-        Probe::Health => ("text/plain; charset=utf-8", "ok\n".to_owned()),
+    let (status, kind, body) = match what {
+        Probe::Health => ("200 OK", "text/plain; charset=utf-8", "ok\n".to_owned()),
         Probe::Metrics => (
+            "200 OK",
             "application/openmetrics-text; version=1.0.0; charset=utf-8",
             crate::metrics::render().unwrap_or_default(),
         ),
+        Probe::Forbidden => (
+            "403 Forbidden",
+            "text/plain; charset=utf-8",
+            "this host name is not allowed\n".to_owned(),
+        ),
     };
     let response = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
          Cache-Control: no-store\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
@@ -383,6 +539,26 @@ mod tests {
         ] {
             let refused = check_origin(&handshake(Some(origin)), allowed).expect_err(origin);
             assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        }
+    }
+
+    /// `/metrics` answers an address or localhost, and a name only when it
+    /// is an allowed origin's: a rebinding page's name is refused.
+    #[test]
+    fn metrics_hosts() {
+        let named = ["https://tool.example.com".to_owned()];
+        for ok in [
+            "127.0.0.1:8765",
+            "10.1.2.3:8765",
+            "[::1]:8765",
+            "localhost",
+            "LOCALHOST:80",
+        ] {
+            assert!(super::host_allowed(ok, &[]), "{ok}");
+        }
+        assert!(super::host_allowed("tool.example.com:8765", &named));
+        for bad in ["evil.example.com:8765", "127.0.0.1.evil.com", "", "a b"] {
+            assert!(!super::host_allowed(bad, &named), "{bad}");
         }
     }
 

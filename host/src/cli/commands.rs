@@ -153,7 +153,7 @@ pub(crate) fn call(
 pub(crate) fn serve(tool: &WriteTool, root: &Root, limit: usize) -> anyhow::Result<u8> {
     input::widen_stdin_pipe();
     let busy = Arc::new(Mutex::new(()));
-    drain_on_sigterm(Arc::clone(&busy))?;
+    drain_on_sigterm(Arc::clone(&busy), tool.options().timeout)?;
     // Large requests arrive in large reads (stdin's own buffer is 8 KiB).
     let input = io::BufReader::with_capacity(1 << 20, io::stdin().lock());
     serve_lines(tool, root, input, &mut io::stdout().lock(), limit, &busy)?;
@@ -186,8 +186,10 @@ fn serve_lines(
 
 /// On SIGTERM, `serve` drains (`docs/contract.md#drain`): the call in
 /// flight, if any, finishes and is answered (its `busy` hold ends with its
-/// answer's last byte), no other starts, and the process exits 0.
-fn drain_on_sigterm(busy: Arc<Mutex<()>>) -> anyhow::Result<()> {
+/// answer's last byte), no other starts, and the process exits 0 — within
+/// the call's time bound and [`write_tool::DRAIN_WRITE_GRACE`] more, even
+/// when the client does not read its answer.
+fn drain_on_sigterm(busy: Arc<Mutex<()>>, call_bound: std::time::Duration) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -201,22 +203,40 @@ fn drain_on_sigterm(busy: Arc<Mutex<()>>) -> anyhow::Result<()> {
     };
     std::thread::spawn(move || {
         runtime.block_on(term.recv());
-        let _drained = busy
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (done, drained) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _drained = busy
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let _ = done.send(());
+        });
+        if drained
+            .recv_timeout(call_bound + write_tool::DRAIN_WRITE_GRACE)
+            .is_err()
+        {
+            eprintln!("write-tool: the client did not read its last answer; exiting");
+        }
         std::process::exit(i32::from(EXIT_OK));
     });
     Ok(())
 }
 
-/// Completes when the process gets SIGTERM; never, if it cannot be
-/// handled.
-async fn sigterm() {
-    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(mut term) => {
-            term.recv().await;
+/// A future that completes when the process gets SIGTERM (never, if it
+/// cannot be handled). The handler is installed now, inside `runtime`,
+/// not when the future is first polled: a SIGTERM that came before that
+/// would find the default action and kill the process mid-call.
+fn sigterm(runtime: &tokio::runtime::Runtime) -> impl Future<Output = ()> + Send + 'static {
+    let term = {
+        let _entered = runtime.enter();
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok()
+    };
+    async move {
+        match term {
+            Some(mut term) => {
+                term.recv().await;
+            }
+            None => std::future::pending().await,
         }
-        Err(_) => std::future::pending().await,
     }
 }
 
@@ -245,7 +265,9 @@ pub(crate) fn serve_ws(
     options: WsOptions,
 ) -> anyhow::Result<u8> {
     let (name, addrs) = addr;
-    runtime()?.block_on(async move {
+    let runtime = runtime()?;
+    let shutdown = sigterm(&runtime);
+    runtime.block_on(async move {
         // The first of the resolved addresses that can be bound.
         let listener = tokio::net::TcpListener::bind(&addrs[..])
             .await
@@ -254,7 +276,7 @@ pub(crate) fn serve_ws(
             .local_addr()
             .with_context(|| format!("cannot listen on {name}"))?;
         eprintln!("write-tool: serving ws://{local}");
-        write_tool::ws::serve_until(Arc::new(tool), Arc::new(root), listener, options, sigterm())
+        write_tool::ws::serve_until(Arc::new(tool), Arc::new(root), listener, options, shutdown)
             .await
             .context("WebSocket server failed")
     })?;
@@ -284,7 +306,8 @@ pub(crate) fn mcp(tool: WriteTool, roots: McpRoots, limit: usize) -> anyhow::Res
     .map_err(anyhow::Error::from)
     .context("cannot start the MCP server")?;
     let runtime = runtime()?;
-    let served = runtime.block_on(server.serve_stdio_until(limit, sigterm()));
+    let shutdown = sigterm(&runtime);
+    let served = runtime.block_on(server.serve_stdio_until(limit, shutdown));
     // After a drain stdin is still open, and tokio reads it on a blocking
     // thread that only its next line would end: not waited for.
     runtime.shutdown_background();

@@ -271,6 +271,11 @@ pub(crate) enum Command {
         #[arg(long, value_name = "MS", default_value_t = 300_000, requires = "ws",
               value_parser = clap::value_parser!(u64).range(1..))]
         ws_idle_timeout_ms: u64,
+        /// Drop a connection that leaves an answer unread this many
+        /// milliseconds (it would hold its slot, and a drain).
+        #[arg(long, value_name = "MS", default_value_t = 30_000, requires = "ws",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        ws_write_timeout_ms: u64,
         /// Answer GET /metrics on the --ws port with Prometheus metrics of
         /// the calls (by surface, status and code; bytes; latency; in
         /// flight; timeouts).

@@ -216,18 +216,35 @@ impl McpServer {
         let (mut transport, writer) =
             stdio::lines(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        transport.stop_when(stopped);
+        transport.stop_when(stopped.clone());
         let calls = Arc::clone(&self.calls);
         tokio::spawn(async move {
             shutdown.await;
             calls.quiesce().await;
             let _ = stop.send(true);
         });
-        let service = self.serve(transport).await?;
-        service.waiting().await?;
-        // The transport is gone with the service; what it queued is written.
-        writer.await?;
-        Ok(())
+        let served = async {
+            let service = self.serve(transport).await?;
+            service.waiting().await?;
+            // The transport is gone with the service; what it queued is
+            // written.
+            writer.await?;
+            anyhow::Ok(())
+        };
+        // Once drained, answers a client does not read hold the process no
+        // longer than the grace.
+        let mut stopped = stopped;
+        let grace = async move {
+            let _ = stopped.wait_for(|s| *s).await;
+            tokio::time::sleep(crate::DRAIN_WRITE_GRACE).await;
+        };
+        tokio::select! {
+            served = served => served,
+            () = grace => {
+                eprintln!("write-tool: the client did not read its answers; exiting");
+                Ok(())
+            }
+        }
     }
 
     /// The tools this server lists.

@@ -5,6 +5,8 @@
 mod basic;
 /// The compile cache: reuse, corruption, and caches that cannot be used.
 mod cache;
+/// A drain on SIGTERM whatever the client does.
+mod drain;
 /// Crashes, full disks, read-only roots, protected paths, hostile input and
 /// a long-running `serve`.
 mod hardening;
@@ -13,6 +15,8 @@ mod journal;
 /// Journal directories others could write, links, roots made again or
 /// gone, homes that cannot hold one.
 mod journal_trust;
+/// The per-call log, and no content in any log.
+mod logs;
 /// Requests nested 100,000 levels deep, and MCP lines over the limit, on
 /// every stdio surface: answered, and the server goes on.
 mod nesting;

@@ -34,12 +34,12 @@ pub(crate) struct WsServer {
 }
 
 impl WsServer {
-    fn start(listen: &str) -> WsServer {
+    pub(crate) fn start(listen: &str) -> WsServer {
         WsServer::start_with(listen, &[])
     }
 
     /// `serve --ws LISTEN` with more flags.
-    fn start_with(listen: &str, flags: &[&str]) -> WsServer {
+    pub(crate) fn start_with(listen: &str, flags: &[&str]) -> WsServer {
         let root = tempfile::tempdir().expect("tempdir");
         let mut args: Vec<String> = vec!["--root".into(), root.path().display().to_string()];
         args.extend(["serve", "--ws", listen].map(str::to_owned));
@@ -82,6 +82,22 @@ impl WsServer {
         self.addr
             .as_deref()
             .unwrap_or_else(|line| panic!("not serving: {line:?}"))
+    }
+
+    /// SIGTERM the server; its exit code if it exits within `bound`
+    /// (`None`: it did not, and the test fails rather than hangs).
+    pub(crate) fn terminate_within(&mut self, bound: std::time::Duration) -> Option<i32> {
+        let pid = rustix::process::Pid::from_raw(i32::try_from(self.child.id()).expect("a pid"))
+            .expect("a pid");
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
+        // Reaped on a thread of its own, so that a server that never exits
+        // is a timeout here.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let status = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty());
+            let _ = tx.send(status.ok().flatten().and_then(|(_, s)| s.exit_status()));
+        });
+        rx.recv_timeout(bound).ok().flatten()
     }
 }
 
@@ -166,6 +182,14 @@ fn ws_serves_metrics_of_known_calls_when_asked() {
             assert!(answer.is_text(), "{answer:?}");
         }
     });
+    // A page that made its own name resolve here (DNS rebinding) sends
+    // that name: refused.
+    let rebound = http(
+        server.addr(),
+        "GET /metrics HTTP/1.1\r\nHost: evil.example.com:8765\r\n\r\n",
+    );
+    assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
+    assert!(!rebound.contains("write_tool_calls_total"), "{rebound}");
     let metrics = http(
         server.addr(),
         "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n",

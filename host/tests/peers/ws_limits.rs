@@ -1,0 +1,131 @@
+//! Clients that would hold a WebSocket server (`docs/contract.md#surfaces`,
+//! `#drain`): ones that never read their answers, sockets that never
+//! finish a handshake, and a drain whatever they do.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::cli::WsServer;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// A dry run whose answer carries a preview of about 10 KiB: many of them
+/// unread fill the socket's buffers.
+fn big_request(i: usize) -> String {
+    let content: String = (0..100)
+        .map(|n| format!("line {n} of request {i}, long enough\n"))
+        .collect();
+    serde_json::json!({"path": format!("f{i}.txt"), "content": content, "dry_run": true})
+        .to_string()
+}
+
+/// A client that sends request after request and never reads: once its
+/// answers fill the buffers, the server waits for it no longer than the
+/// write timeout and drops it, freeing its slot; the server itself then
+/// drains and exits at once on SIGTERM.
+#[test]
+fn a_client_that_never_reads_is_dropped_and_cannot_stall_a_drain() {
+    let mut server = WsServer::start_with("127.0.0.1:0", &["--ws-write-timeout-ms", "1000"]);
+    let url = format!("ws://{}", server.addr());
+    let (sent, ended) = runtime().block_on(async {
+        let (ws, _) = tokio_tungstenite::connect_async(&url)
+            .await
+            .expect("connect");
+        let (mut write, mut read) = ws.split();
+        let mut sent = 0;
+        // Send until the server stops taking requests (it is blocked on
+        // an answer, or dropped the connection), at most 4,000.
+        while sent < 4000 {
+            let send = write.send(Message::text(big_request(sent)));
+            match tokio::time::timeout(Duration::from_secs(3), send).await {
+                Ok(Ok(())) => sent += 1,
+                _ => break,
+            }
+        }
+        // Now read: the answers the buffers held, then the end.
+        let drained = async { while let Some(Ok(_)) = read.next().await {} };
+        let ended = tokio::time::timeout(Duration::from_secs(20), drained)
+            .await
+            .is_ok();
+        (sent, ended)
+    });
+    assert!(sent > 100, "only {sent} requests sent");
+    assert!(
+        ended,
+        "the server kept a client that never read ({sent} requests)"
+    );
+    // A new client is served.
+    let answered = runtime().block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(&url)
+            .await
+            .expect("connect");
+        ws.send(Message::text(big_request(0))).await.expect("send");
+        tokio::time::timeout(Duration::from_secs(20), ws.next())
+            .await
+            .ok()
+            .flatten()
+            .is_some()
+    });
+    assert!(answered);
+    assert_eq!(server.terminate_within(Duration::from_secs(20)), Some(0));
+}
+
+/// With the default write timeout (30 s), a drain does not wait that long
+/// for a client that never reads: it exits within the grace.
+#[test]
+fn a_drain_ends_in_time_whatever_a_client_does() {
+    let mut server = WsServer::start("127.0.0.1:0");
+    let url = format!("ws://{}", server.addr());
+    let rt = runtime();
+    let _held = rt.block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(&url)
+            .await
+            .expect("connect");
+        for i in 0..2000 {
+            let send = ws.send(Message::text(big_request(i)));
+            if tokio::time::timeout(Duration::from_secs(3), send)
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+        ws
+    });
+    assert_eq!(server.terminate_within(Duration::from_secs(20)), Some(0));
+}
+
+/// Hundreds of sockets that never send a byte do not keep a real client
+/// from connecting: the socket that waited longest for its handshake is
+/// dropped for a new one, though the handshake timeout (60 s here) has not
+/// passed.
+#[test]
+fn sockets_that_never_handshake_do_not_lock_clients_out() {
+    let server = WsServer::start_with("127.0.0.1:0", &["--ws-handshake-timeout-ms", "60000"]);
+    let silent: Vec<std::net::TcpStream> = (0..200)
+        .map(|_| std::net::TcpStream::connect(server.addr()).expect("connect"))
+        .collect();
+    let url = format!("ws://{}", server.addr());
+    let answered = runtime().block_on(async {
+        let connect = tokio_tungstenite::connect_async(&url);
+        let Ok(Ok((mut ws, _))) = tokio::time::timeout(Duration::from_secs(20), connect).await
+        else {
+            return false;
+        };
+        ws.send(Message::text(big_request(0))).await.expect("send");
+        tokio::time::timeout(Duration::from_secs(20), ws.next())
+            .await
+            .ok()
+            .flatten()
+            .is_some()
+    });
+    assert!(answered, "200 silent sockets locked a client out");
+    drop(silent);
+}
