@@ -23,6 +23,8 @@ enum Cause {
     Timeout,
     /// The guest asked for more memory than [`Options::memory_limit_bytes`].
     Memory,
+    /// The calls in flight together hold [`Options::memory_limit_bytes`].
+    SharedMemory,
     /// The host could not set the call up, or the guest trapped.
     Host(wasmtime::Error),
 }
@@ -30,7 +32,9 @@ enum Cause {
 impl Failure {
     /// Classify the error a call into the guest ended with.
     pub(crate) fn of(err: wasmtime::Error, state: &HostState) -> Failure {
-        let cause = if state.limits.hit {
+        let cause = if state.limits.hit_shared {
+            Cause::SharedMemory
+        } else if state.limits.hit {
             Cause::Memory
         } else if matches!(err.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
             Cause::Timeout
@@ -49,6 +53,11 @@ impl Failure {
             Cause::Timeout => format!("{TIMEOUT_MESSAGE} of {} ms.", options.timeout.as_millis()),
             Cause::Memory => format!(
                 "Execution stopped: the call exceeded its memory limit of {} bytes.",
+                options.memory_limit_bytes
+            ),
+            Cause::SharedMemory => format!(
+                "Execution stopped: the calls in flight together reached this host's memory limit \
+                 of {} bytes; try again when they are done.",
                 options.memory_limit_bytes
             ),
             // What went wrong is for the host's operator (`log`), not for

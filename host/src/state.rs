@@ -44,18 +44,54 @@ impl WasiView for HostState {
     }
 }
 
-/// Caps the guest's linear memory and remembers whether the cap was hit, so
-/// that the resulting trap can be reported as what it is.
+/// Caps the guest's linear memory — each call's, and all calls' in flight
+/// together — and remembers which cap was hit, so that the resulting trap
+/// can be reported as what it is.
+///
+/// The process-wide cap is the same number as a call's: calls in flight
+/// share it, so the memory all guests hold never passes it however many
+/// run at once (a server's memory is the cap and what the host itself
+/// holds of the requests, BENCHMARKS.md#memory). A call refused because
+/// the others hold the rest says so.
 #[derive(Debug)]
 pub(crate) struct MemoryLimit {
     pub(crate) max_bytes: usize,
     pub(crate) hit: bool,
+    /// The cap all calls in flight share was what stopped it.
+    pub(crate) hit_shared: bool,
+    /// The bytes of guest memory every call in flight holds.
+    pub(crate) shared: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// What this call holds of it.
+    pub(crate) granted: usize,
+}
+
+impl MemoryLimit {
+    /// A call's limit, drawing on `shared`.
+    pub(crate) fn new(
+        max_bytes: usize,
+        shared: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    ) -> MemoryLimit {
+        MemoryLimit {
+            max_bytes,
+            hit: false,
+            hit_shared: false,
+            shared,
+            granted: 0,
+        }
+    }
+}
+
+impl Drop for MemoryLimit {
+    fn drop(&mut self) {
+        self.shared
+            .fetch_sub(self.granted, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl ResourceLimiter for MemoryLimit {
     fn memory_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
@@ -63,6 +99,20 @@ impl ResourceLimiter for MemoryLimit {
             self.hit = true;
             return Ok(false);
         }
+        use std::sync::atomic::Ordering;
+        let more = desired.saturating_sub(current);
+        let taken = self
+            .shared
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+                used.checked_add(more)
+                    .filter(|total| *total <= self.max_bytes)
+            });
+        if taken.is_err() {
+            self.hit = true;
+            self.hit_shared = true;
+            return Ok(false);
+        }
+        self.granted += more;
         Ok(true)
     }
 

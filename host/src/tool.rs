@@ -33,6 +33,8 @@ pub struct WriteTool {
     env: Vec<(&'static str, String)>,
     watchdog: Watchdog,
     sweeps: Sweeps,
+    /// The guest memory every call in flight holds (`crate::state`).
+    memory: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl std::fmt::Debug for WriteTool {
@@ -104,6 +106,7 @@ impl WriteTool {
             env: settings_of(&options).to_env(),
             options,
             sweeps: Sweeps::default(),
+            memory: std::sync::Arc::default(),
         };
         tool.check_config()?;
         Ok(tool)
@@ -302,10 +305,10 @@ impl WriteTool {
             HostState {
                 wasi,
                 table: ResourceTable::new(),
-                limits: MemoryLimit {
-                    max_bytes: self.options.memory_limit_bytes,
-                    hit: false,
-                },
+                limits: MemoryLimit::new(
+                    self.options.memory_limit_bytes,
+                    std::sync::Arc::clone(&self.memory),
+                ),
                 deadline: None,
                 cancel: cancel.cloned(),
                 committed: false,

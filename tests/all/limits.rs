@@ -136,6 +136,73 @@ fn a_guest_over_its_memory_cap_is_an_execution_error_and_the_host_goes_on() {
     assert_eq!(p.read_string("keep.txt"), "after\n");
 }
 
+/// The memory cap bounds all calls in flight together, not only each
+/// one: calls that each fit under it alone but not at once are refused
+/// in words (never all admitted), and each goes through alone.
+#[test]
+fn calls_in_flight_share_one_memory_cap() {
+    const THREADS: usize = 4;
+    const MAX_ROUNDS: usize = 20;
+    let cap: usize = 48 << 20;
+    let shared = tool_with(Options {
+        memory_limit_bytes: cap,
+        ..options()
+    });
+    let p = Project::new();
+    let content = "m".repeat(6 << 20);
+    // Alone, a call fits (its preview is cut: `partial`).
+    let alone = call(
+        &shared,
+        &p,
+        json!({"path": "alone.txt", "content": content}),
+    );
+    assert_eq!(alone.code(), None, "{}", alone.text);
+    let (mut refused, mut rounds) = (0, 0);
+    while refused == 0 && rounds < MAX_ROUNDS {
+        rounds += 1;
+        let barrier = std::sync::Barrier::new(THREADS);
+        let answers: Vec<_> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..THREADS)
+                .map(|i| {
+                    let (shared, p, content, barrier) = (&shared, &p, &content, &barrier);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        call(
+                            shared,
+                            p,
+                            json!({"path": format!("t{i}.txt"), "content": content}),
+                        )
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a call"))
+                .collect()
+        });
+        for env in &answers {
+            match env.code() {
+                None => {}
+                Some("EXECUTION_ERROR") => {
+                    assert!(
+                        env.text.contains("calls in flight together"),
+                        "{}",
+                        env.text
+                    );
+                    refused += 1;
+                }
+                other => panic!("{other:?}: {}", env.text),
+            }
+        }
+    }
+    assert!(
+        refused > 0,
+        "{THREADS} calls of {} MiB content under one {} MiB cap were all admitted in {rounds} rounds",
+        6,
+        cap >> 20
+    );
+}
+
 #[test]
 fn a_call_over_its_time_bound_is_stopped_and_the_host_goes_on() {
     let p = Project::new();
