@@ -66,6 +66,7 @@ pub mod metrics;
 mod modes;
 mod options;
 mod outcome;
+pub mod probes;
 mod sandbox;
 mod state;
 mod sweeps;

@@ -135,6 +135,8 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             ws_handshake_timeout_ms,
             ws_idle_timeout_ms,
             ws_write_timeout_ms,
+            ws_max_connections,
+            probe_listen,
             metrics,
             ..
         } => match ws {
@@ -149,8 +151,9 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                     handshake_timeout: std::time::Duration::from_millis(ws_handshake_timeout_ms),
                     idle_timeout: std::time::Duration::from_millis(ws_idle_timeout_ms),
                     write_timeout: std::time::Duration::from_millis(ws_write_timeout_ms),
+                    max_connections: usize::try_from(ws_max_connections).unwrap_or(64),
                 };
-                commands::serve_ws(tool, root, addrs, options)
+                commands::serve_ws(tool, root, addrs, options, probe_listen)
             }
         },
         Command::WriteMany { dry_run } => {

@@ -8,7 +8,8 @@
 //! message over the size limit closes the connection with code 1009
 //! ("message too big"), the WebSocket way, without being buffered.
 //!
-//! At most [`MAX_CONNECTIONS`] connections are served at once. So that no
+//! At most [`WsOptions::max_connections`] connections are served at once
+//! ([`MAX_CONNECTIONS`] by default). So that no
 //! client can hold those slots for good:
 //!
 //! - a connection takes a slot only once its handshake is done; at most
@@ -61,6 +62,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use write_tool_wire::{Envelope, ErrorCode};
 
 use crate::calls::Calls;
+use crate::probes;
 use crate::{Root, WriteTool, invalid_request};
 
 /// Limits and the origin policy of a WebSocket server.
@@ -79,6 +81,10 @@ pub struct WsOptions {
     pub idle_timeout: Duration,
     /// How long a connection may leave an answer unread (default 30 s).
     pub write_timeout: Duration,
+    /// Connections served at once (default [`MAX_CONNECTIONS`]). Each may
+    /// hold a request of up to `max_message_bytes` (twice, as read and as
+    /// passed on), so this and that bound what the host itself holds.
+    pub max_connections: usize,
 }
 
 impl Default for WsOptions {
@@ -89,6 +95,7 @@ impl Default for WsOptions {
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(300),
             write_timeout: Duration::from_secs(30),
+            max_connections: MAX_CONNECTIONS,
         }
     }
 }
@@ -116,12 +123,13 @@ pub async fn serve_until(
 ) -> std::io::Result<()> {
     let (drain, draining) = tokio::sync::watch::channel(false);
     let call_bound = tool.options().timeout;
+    let slots = options.max_connections.max(1);
     let shared = Arc::new(Shared {
         calls: Calls::new(tool, "ws"),
         root,
         options,
         draining,
-        slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+        slots: Arc::new(Semaphore::new(slots)),
         waiting: std::sync::Mutex::new(std::collections::VecDeque::new()),
     });
     let mut pause = ACCEPT_PAUSE_MIN;
@@ -265,8 +273,8 @@ impl Shared {
         &self,
         mut stream: TcpStream,
     ) -> Option<tokio_tungstenite::WebSocketStream<TcpStream>> {
-        if let Some((head, what)) = probe(&stream, &self.options.allowed_origins).await {
-            answer_probe(&mut stream, head, what).await;
+        if let Some((head, what)) = probes::probe(&stream, &self.options.allowed_origins).await {
+            probes::answer(&mut stream, head, what, &self.root).await;
             return None;
         }
         let limit = self.options.max_message_bytes;
@@ -370,110 +378,6 @@ impl Shared {
     }
 }
 
-/// The length of the request's head if the connection's first bytes are a
-/// health probe: `GET /healthz` or `GET /readyz` over HTTP/1.x, with no
-/// `Upgrade` header. Looked at without being read, so that anything else
-/// reaches the WebSocket handshake whole.
-///
-/// `/metrics` is answered only to a request whose `Host` is an address or
-/// `localhost` (what a scraper and a person at the machine send), or the
-/// host of an origin the host allowed: a web page that made its own name
-/// resolve to this address (DNS rebinding) sends its name, and is refused
-/// (403), as the WebSocket handshake refuses its `Origin`.
-async fn probe(stream: &TcpStream, allowed: &[String]) -> Option<(usize, Probe)> {
-    let mut buf = [0u8; 2048];
-    let n = stream.peek(&mut buf).await.ok()?;
-    let head = &buf[..n];
-    let end = head.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
-    let text = std::str::from_utf8(&head[..end]).ok()?;
-    let mut lines = text.split("\r\n");
-    let mut request = lines.next()?.split(' ');
-    let (method, target, version) = (request.next()?, request.next()?, request.next()?);
-    let path = target.split('?').next()?;
-    let what = match path {
-        "/healthz" | "/readyz" => Probe::Health,
-        "/metrics" if crate::metrics::enabled() => Probe::Metrics,
-        _ => return None,
-    };
-    let is_probe =
-        method == "GET" && matches!(version, "HTTP/1.0" | "HTTP/1.1") && request.next().is_none();
-    let mut upgrade = false;
-    let mut host = None;
-    for (name, value) in lines.filter_map(|line| line.split_once(':')) {
-        let name = name.trim();
-        upgrade |= name.eq_ignore_ascii_case("upgrade");
-        if name.eq_ignore_ascii_case("host") {
-            host = Some(value.trim());
-        }
-    }
-    let what = match what {
-        Probe::Metrics if !host.is_some_and(|h| host_allowed(h, allowed)) => Probe::Forbidden,
-        what => what,
-    };
-    (is_probe && !upgrade).then_some((end, what))
-}
-
-/// Whether a request's `Host` (`name[:port]`) is an IP address,
-/// `localhost`, or the host of an allowed origin.
-fn host_allowed(host: &str, allowed: &[String]) -> bool {
-    let Ok(url) = url::Url::parse(&format!("http://{host}/")) else {
-        return false;
-    };
-    match url.host() {
-        Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)) => true,
-        Some(url::Host::Domain(name)) => {
-            name.eq_ignore_ascii_case("localhost")
-                || allowed.iter().any(|origin| {
-                    url::Url::parse(origin)
-                        .ok()
-                        .and_then(|o| o.host_str().map(|h| h.eq_ignore_ascii_case(name)))
-                        .unwrap_or(false)
-                })
-        }
-        None => false,
-    }
-}
-
-/// What a plain HTTP request on the port asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Probe {
-    /// `/healthz`, `/readyz`.
-    Health,
-    /// `/metrics`, when the host turned them on.
-    Metrics,
-    /// `/metrics` under a name that is not this machine's.
-    Forbidden,
-}
-
-/// Read the probe's head and answer it; the connection then closes.
-async fn answer_probe(stream: &mut TcpStream, head: usize, what: Probe) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut request = vec![0u8; head];
-    if stream.read_exact(&mut request).await.is_err() {
-        return;
-    }
-    let (status, kind, body) = match what {
-        Probe::Health => ("200 OK", "text/plain; charset=utf-8", "ok\n".to_owned()),
-        Probe::Metrics => (
-            "200 OK",
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-            crate::metrics::render().unwrap_or_default(),
-        ),
-        Probe::Forbidden => (
-            "403 Forbidden",
-            "text/plain; charset=utf-8",
-            "this host name is not allowed\n".to_owned(),
-        ),
-    };
-    let response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
-         Cache-Control: no-store\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = stream.write_all(response.as_bytes()).await;
-    let _ = stream.shutdown().await;
-}
-
 /// Accept no `Origin` (not a browser), a loopback origin, or one allowed
 /// by name; refuse anything else with 403.
 #[allow(clippy::result_large_err, reason = "tungstenite's callback signature")]
@@ -539,26 +443,6 @@ mod tests {
         ] {
             let refused = check_origin(&handshake(Some(origin)), allowed).expect_err(origin);
             assert_eq!(refused.status(), StatusCode::FORBIDDEN);
-        }
-    }
-
-    /// `/metrics` answers an address or localhost, and a name only when it
-    /// is an allowed origin's: a rebinding page's name is refused.
-    #[test]
-    fn metrics_hosts() {
-        let named = ["https://tool.example.com".to_owned()];
-        for ok in [
-            "127.0.0.1:8765",
-            "10.1.2.3:8765",
-            "[::1]:8765",
-            "localhost",
-            "LOCALHOST:80",
-        ] {
-            assert!(super::host_allowed(ok, &[]), "{ok}");
-        }
-        assert!(super::host_allowed("tool.example.com:8765", &named));
-        for bad in ["evil.example.com:8765", "127.0.0.1.evil.com", "", "a b"] {
-            assert!(!super::host_allowed(bad, &named), "{bad}");
         }
     }
 

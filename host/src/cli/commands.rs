@@ -263,10 +263,12 @@ pub(crate) fn serve_ws(
     root: Root,
     addr: (String, Vec<SocketAddr>),
     options: WsOptions,
+    probe_listen: Option<String>,
 ) -> anyhow::Result<u8> {
     let (name, addrs) = addr;
     let runtime = runtime()?;
     let shutdown = sigterm(&runtime);
+    let root = Arc::new(root);
     runtime.block_on(async move {
         // The first of the resolved addresses that can be bound.
         let listener = tokio::net::TcpListener::bind(&addrs[..])
@@ -276,7 +278,17 @@ pub(crate) fn serve_ws(
             .local_addr()
             .with_context(|| format!("cannot listen on {name}"))?;
         eprintln!("write-tool: serving ws://{local}");
-        write_tool::ws::serve_until(Arc::new(tool), Arc::new(root), listener, options, shutdown)
+        if let Some(probes) = probe_listen {
+            let probe_listener = tokio::net::TcpListener::bind(&probes)
+                .await
+                .with_context(|| format!("cannot listen on {probes} for probes"))?;
+            let at = probe_listener
+                .local_addr()
+                .with_context(|| format!("cannot listen on {probes}"))?;
+            eprintln!("write-tool: probes on http://{at}");
+            tokio::spawn(write_tool::probes::serve(probe_listener, Arc::clone(&root)));
+        }
+        write_tool::ws::serve_until(Arc::new(tool), root, listener, options, shutdown)
             .await
             .context("WebSocket server failed")
     })?;

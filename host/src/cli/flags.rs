@@ -276,6 +276,18 @@ pub(crate) enum Command {
         #[arg(long, value_name = "MS", default_value_t = 30_000, requires = "ws",
               value_parser = clap::value_parser!(u64).range(1..))]
         ws_write_timeout_ms: u64,
+        /// Serve at most this many connections at once. Each may hold a
+        /// request of up to --max-request-bytes: with the memory limit,
+        /// this bounds the process's memory (deploy/README.md).
+        #[arg(long, value_name = "N", default_value_t = 64, requires = "ws",
+              value_parser = clap::value_parser!(u64).range(1..=4096))]
+        ws_max_connections: u64,
+        /// Answer the health probes (GET /healthz, GET /readyz) and, with
+        /// --metrics, GET /metrics on this address too: a port of their
+        /// own, so that --ws can stay on loopback where probes and a
+        /// scraper must reach the pod by its address.
+        #[arg(long, value_name = "HOST:PORT", requires = "ws")]
+        probe_listen: Option<String>,
         /// Answer GET /metrics on the --ws port with Prometheus metrics of
         /// the calls (by surface, status and code; bytes; latency; in
         /// flight; timeouts).

@@ -157,6 +157,17 @@ impl JournalDir {
         }
     }
 
+    /// Whether this process can write the journal.
+    pub(crate) fn writable(&self) -> io::Result<()> {
+        rustix::fs::accessat(
+            &self.fd,
+            ".",
+            rustix::fs::Access::WRITE_OK,
+            AtFlags::EACCESS,
+        )
+        .map_err(io::Error::from)
+    }
+
     /// Remove the journal's lock if a `write-tool` process that died holds
     /// it (it was killed in the middle of a commit): the next call need
     /// not wait for the lock to grow stale. A lock of a live process, or

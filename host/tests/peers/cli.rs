@@ -31,6 +31,8 @@ pub(crate) struct WsServer {
     child: std::process::Child,
     _root: tempfile::TempDir,
     addr: Result<String, String>,
+    /// The rest of its stderr, for what it prints next.
+    stderr: Option<std::io::BufReader<std::process::ChildStderr>>,
 }
 
 impl WsServer {
@@ -50,11 +52,22 @@ impl WsServer {
     /// The binary with `args` (a `serve --ws` command), `root` kept for its
     /// life.
     pub(crate) fn run(args: &[String], root: tempfile::TempDir) -> WsServer {
+        WsServer::run_program(bin_str(), args, root, &[])
+    }
+
+    /// `program ARGS` (the binary, or a wrapper that runs it) with `env`.
+    pub(crate) fn run_program(
+        program: &str,
+        args: &[String],
+        root: tempfile::TempDir,
+        env: &[(&str, &str)],
+    ) -> WsServer {
         use std::io::{BufRead, BufReader};
         use std::process::Stdio;
 
-        let mut child = Command::new(bin_str())
+        let mut child = Command::new(program)
             .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
+            .envs(env.iter().copied())
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -64,9 +77,8 @@ impl WsServer {
         let mut first = String::new();
         // The server prints its address once it listens, or fails and
         // exits (closing stderr): either way the line comes.
-        BufReader::new(child.stderr.take().expect("stderr"))
-            .read_line(&mut first)
-            .expect("read stderr");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        stderr.read_line(&mut first).expect("read stderr");
         let addr = first
             .strip_prefix("write-tool: serving ws://")
             .map(|a| a.trim().to_owned())
@@ -75,7 +87,18 @@ impl WsServer {
             child,
             _root: root,
             addr,
+            stderr: Some(stderr),
         }
+    }
+
+    /// The next line the server prints on stderr.
+    pub(crate) fn next_line(&mut self) -> String {
+        use std::io::BufRead;
+        let mut line = String::new();
+        if let Some(stderr) = &mut self.stderr {
+            stderr.read_line(&mut line).expect("read stderr");
+        }
+        line
     }
 
     pub(crate) fn addr(&self) -> &str {
@@ -140,7 +163,7 @@ fn ws_answers_health_probes_on_its_port() {
 
 /// One plain HTTP request to `addr`, and what came back before the server
 /// closed the connection.
-fn http(addr: &str, request: &str) -> String {
+pub(crate) fn http(addr: &str, request: &str) -> String {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(addr).expect("connect");
     stream

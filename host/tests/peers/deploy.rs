@@ -103,8 +103,21 @@ fn the_containerfile_builds_what_the_deploy_readme_says() {
     let entrypoint: Vec<String> = serde_json::from_str(get("ENTRYPOINT")).expect("exec form");
     assert_eq!(entrypoint, ["/usr/local/bin/write-tool"]);
     let command: Vec<String> = serde_json::from_str(get("CMD")).expect("exec form");
-    let listen = &command[command.iter().position(|a| a == "--ws").expect("--ws") + 1];
-    assert!(listen.ends_with(&format!(":{port}")), "{listen} on {port}");
+    let after = |flag: &str| &command[command.iter().position(|a| a == flag).expect(flag) + 1];
+    // The port that writes on loopback; the published one answers probes.
+    let listen = after("--ws");
+    assert_eq!(listen, "127.0.0.1:8765");
+    let probes = after("--probe-listen");
+    assert!(probes.ends_with(&format!(":{port}")), "{probes} on {port}");
+    // The workspace and the journal exist in the image, the user's.
+    for dir in [after("--root"), after("--journal")] {
+        assert!(
+            run.iter().any(|(k, a)| k == "COPY"
+                && a.contains(&format!("--chown={user}"))
+                && a.ends_with(dir.as_str())),
+            "{dir} made in the image, owned by {user}"
+        );
+    }
     // The README names what the file does.
     for named in [
         pinned,
@@ -132,7 +145,7 @@ fn the_containerfile_builds_what_the_deploy_readme_says() {
         .map(|a| match a.as_str() {
             "/workspace" => dir.path().join("workspace").display().to_string(),
             "/journal" => dir.path().join("journal").display().to_string(),
-            other if other == listen => "127.0.0.1:0".to_owned(),
+            other if other == listen || other == probes => "127.0.0.1:0".to_owned(),
             other => other.to_owned(),
         })
         .collect();

@@ -82,6 +82,25 @@ def pod_spec(doc):
     return None
 
 
+def quantity(text):
+    """A Kubernetes quantity in bytes (the binary suffixes)."""
+    for suffix, factor in [("Ki", 1 << 10), ("Mi", 1 << 20), ("Gi", 1 << 30), ("Ti", 1 << 40)]:
+        if text.endswith(suffix):
+            return int(text[: -len(suffix)]) * factor
+    return int(text)
+
+
+def check_policy(name, policy):
+    """Ingress only to the probe port, and only from the scraper's pods."""
+    for rule in policy.get("ingress", []):
+        ports = [p.get("port") for p in rule.get("ports", [])]
+        if ports != [9090]:
+            fail(f"{name}: ingress must admit only the probe port 9090, not {ports}")
+        for peer in rule.get("from", []):
+            if "podSelector" not in peer:
+                fail(f"{name}: ingress from a whole namespace; name the scraper's pods")
+
+
 def check_sidecar(name, spec):
     containers = {c["name"]: c for c in spec["containers"]}
     tool = containers.get("write-tool") or fail(f"{name}: no write-tool container")
@@ -106,12 +125,28 @@ def check_sidecar(name, spec):
     for probe, path in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")]:
         get = tool.get(probe, {}).get("httpGet") or fail(f"{name}: write-tool {probe}")
         port = ports.get(get["port"], get["port"])
-        if get["path"] != path or port != 8765:
-            fail(f"{name}: write-tool {probe} must GET {path} on 8765")
+        if get["path"] != path or port != 9090:
+            fail(f"{name}: write-tool {probe} must GET {path} on the probe port 9090")
     args = tool.get("args", [])
     listen = args[args.index("--ws") + 1] if "--ws" in args else fail(f"{name}: --ws")
-    if not listen.endswith(":8765"):
-        fail(f"{name}: write-tool must serve on 8765, not {listen}")
+    # The port that writes stays inside the pod: loopback, not published.
+    if listen != "127.0.0.1:8765" or "--ws-allow-remote" in args:
+        fail(f"{name}: write-tool must serve on 127.0.0.1:8765 only, not {listen}")
+    if 8765 in ports.values():
+        fail(f"{name}: the port that writes must not be published")
+    probes = args[args.index("--probe-listen") + 1] if "--probe-listen" in args else fail(
+        f"{name}: --probe-listen")
+    if not probes.endswith(":9090"):
+        fail(f"{name}: probes must listen on 9090, not {probes}")
+    # The journal's bound below the volume's size limit, so that the
+    # bound drops old changes before the kubelet evicts the pod.
+    volumes = {v["name"]: v for v in spec.get("volumes", [])}
+    limit = volumes.get("journal", {}).get("emptyDir", {}).get("sizeLimit")
+    if limit is not None:
+        bound = int(args[args.index("--journal-max-bytes") + 1]) if "--journal-max-bytes" in args \
+            else fail(f"{name}: --journal-max-bytes below the journal volume's sizeLimit")
+        if bound > quantity(limit) * 0.8:
+            fail(f"{name}: --journal-max-bytes {bound} leaves no room below sizeLimit {limit}")
     mounts = {m["name"]: m["mountPath"] for m in tool.get("volumeMounts", [])}
     root = args[args.index("--root") + 1]
     journal = args[args.index("--journal") + 1]
@@ -147,6 +182,10 @@ def main(workspace):
             spec = pod_spec(doc)
             if spec is not None:
                 check_sidecar(name, spec)
+            if doc["kind"] == "NetworkPolicy":
+                check_policy(name, doc["spec"])
+            if doc["kind"] == "SandboxTemplate":
+                check_policy(name, doc["spec"].get("networkPolicy", {}))
             print(f"validated {name}")
             count += 1
     if count == 0:

@@ -129,3 +129,86 @@ fn sockets_that_never_handshake_do_not_lock_clients_out() {
     assert!(answered, "200 silent sockets locked a client out");
     drop(silent);
 }
+
+/// Probes on a port of their own (`--probe-listen`), so that the port that
+/// writes stays on loopback: health, readiness and metrics answered there,
+/// anything else 404, and nothing of the WebSocket endpoint.
+#[test]
+fn probes_answer_on_a_port_of_their_own() {
+    let mut server = WsServer::start_with(
+        "127.0.0.1:0",
+        &["--probe-listen", "127.0.0.1:0", "--metrics"],
+    );
+    let line = server.next_line();
+    let probes = line
+        .trim()
+        .strip_prefix("write-tool: probes on http://")
+        .unwrap_or_else(|| panic!("{line:?}"))
+        .to_owned();
+    let ask = |path: &str| {
+        crate::cli::http(
+            &probes,
+            &format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+        )
+    };
+    assert!(
+        ask("/healthz").starts_with("HTTP/1.1 200"),
+        "{}",
+        ask("/healthz")
+    );
+    assert!(
+        ask("/readyz").starts_with("HTTP/1.1 200"),
+        "{}",
+        ask("/readyz")
+    );
+    assert!(
+        ask("/metrics").contains("application/openmetrics-text"),
+        "{}",
+        ask("/metrics")
+    );
+    assert!(ask("/").starts_with("HTTP/1.1 404"), "{}", ask("/"));
+}
+
+/// `/readyz` answers 503 with why when the root cannot be written (the
+/// server runs as a user the root's owner did not let write): ready means
+/// writes can succeed. Needs root, to run the server as another user.
+#[test]
+fn readiness_says_no_when_the_root_cannot_be_written() {
+    use std::os::unix::fs::PermissionsExt;
+    if !write_tool_test_support::capability::runs(
+        write_tool_test_support::capability::is_root(),
+        "readiness_says_no_when_the_root_cannot_be_written",
+        "root (to run the server as another user)",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let args: Vec<String> = [
+        "--reuid=4104",
+        "--regid=4104",
+        "--clear-groups",
+        "--",
+        write_tool_test_support::bin_str(),
+        "--no-journal",
+        "--root",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .chain([dir.path().display().to_string()])
+    .chain(["serve", "--ws", "127.0.0.1:0"].map(str::to_owned))
+    .collect();
+    let root = tempfile::tempdir().expect("kept");
+    let server = WsServer::run_program("setpriv", &args, root, &[("WRITE_TOOL_CACHE", "off")]);
+    let ready = crate::cli::http(
+        server.addr(),
+        "GET /readyz HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    );
+    assert!(ready.starts_with("HTTP/1.1 503"), "{ready}");
+    assert!(ready.contains("cannot be written"), "{ready}");
+    let live = crate::cli::http(
+        server.addr(),
+        "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    );
+    assert!(live.starts_with("HTTP/1.1 200"), "{live}");
+}
