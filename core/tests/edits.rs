@@ -103,98 +103,103 @@ fn map_lines(text: &str, f: impl Fn(&str) -> String) -> String {
 fn perturb(kind: &str, file: &str, old: &str, at: usize, new: &str) -> Option<Case> {
     let region = (at, at + old.len());
     let expected = format!("{}{new}{}", &file[..at], &file[at + old.len()..]);
-    let case = |file: String, old: String, new: String, expected: Option<String>| Case {
+    let case = |file: String, (old, new): (String, String), expected: Option<String>| Case {
         file,
         old,
         new,
         expected,
         region,
     };
+    let same = |texts| Some(case(file.into(), texts, Some(expected.clone())));
     match kind {
-        "as given" => Some(case(file.into(), old.into(), new.into(), Some(expected))),
+        "as given" => same((old.into(), new.into())),
         "CRLF file" => Some(case(
             file.replace('\n', "\r\n"),
-            old.into(),
-            new.into(),
+            (old.into(), new.into()),
             Some(expected.replace('\n', "\r\n")),
         )),
-        "trailing spaces" => {
-            let old2 = map_lines(old, |l| {
-                if l.trim().is_empty() {
-                    l.to_owned()
-                } else {
-                    format!("{l}  ")
-                }
-            });
-            Some(case(file.into(), old2, new.into(), Some(expected)))
-        }
+        "trailing spaces" => same((trailing_spaces(old), new.into())),
         "tabs for spaces" => {
-            let tabs = |t: &str| {
-                map_lines(t, |l| {
-                    let n = indent_of(l).len();
-                    if indent_of(l).contains('\t') {
-                        return l.to_owned();
-                    }
-                    format!("{}{}{}", "\t".repeat(n / 4), " ".repeat(n % 4), &l[n..])
-                })
-            };
-            let old2 = tabs(old);
-            (old2 != old && !file.contains('\t'))
-                .then(|| case(file.into(), old2, tabs(new), Some(expected)))
+            let (old2, new2) = (tabs_for_spaces(old), tabs_for_spaces(new));
+            (old2 != old && !file.contains('\t')).then(|| same((old2, new2)))?
         }
-        "lost indentation" => {
-            let min = old
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| indent_of(l).len())
-                .min()?;
-            // Only when the new text can lose as much: else no rule could
-            // give back what was lost.
-            let new_min = new
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| indent_of(l).len())
-                .min()
-                .unwrap_or(min);
-            if min == 0 || new_min < min {
-                return None;
-            }
-            let dedent = |t: &str| {
-                map_lines(t, |l| {
-                    let n = indent_of(l).len().min(min);
-                    l[n..].to_owned()
-                })
-            };
-            Some(case(file.into(), dedent(old), dedent(new), Some(expected)))
-        }
-        "curly quotes" => {
-            if !old.contains('"') {
-                return None;
-            }
-            let mut open = true;
-            let old2: String = old
-                .chars()
-                .map(|c| match c {
-                    '"' => {
-                        open = !open;
-                        if open { '\u{201D}' } else { '\u{201C}' }
-                    }
-                    other => other,
-                })
-                .collect();
-            Some(case(file.into(), old2, new.into(), Some(expected)))
-        }
-        "one wrong line" => {
-            let lines: Vec<&str> = old.split_inclusive('\n').collect();
-            let pick = lines.iter().position(|l| l.trim().len() > 3)?;
-            let mut changed: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
-            let body = changed[pick].trim_end().to_owned();
-            let end = &changed[pick][body.len()..];
-            changed[pick] = format!("{body}_x{end}");
-            Some(case(file.into(), changed.concat(), new.into(), None))
-        }
+        "lost indentation" => same(lost_indentation(old, new)?),
+        "curly quotes" => same((curly_quotes(old)?, new.into())),
+        "one wrong line" => Some(case(file.into(), (one_wrong_line(old)?, new.into()), None)),
         _ => unreachable!(),
     }
+}
+
+fn trailing_spaces(old: &str) -> String {
+    map_lines(old, |l| {
+        if l.trim().is_empty() {
+            l.to_owned()
+        } else {
+            format!("{l}  ")
+        }
+    })
+}
+
+fn tabs_for_spaces(t: &str) -> String {
+    map_lines(t, |l| {
+        let n = indent_of(l).len();
+        if indent_of(l).contains('\t') {
+            return l.to_owned();
+        }
+        format!("{}{}{}", "\t".repeat(n / 4), " ".repeat(n % 4), &l[n..])
+    })
+}
+
+/// Old and new text with their common indentation gone.
+fn lost_indentation(old: &str, new: &str) -> Option<(String, String)> {
+    let min_indent = |t: &str| {
+        t.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| indent_of(l).len())
+            .min()
+    };
+    let min = min_indent(old)?;
+    // Only when the new text can lose as much: else no rule could give
+    // back what was lost.
+    if min == 0 || min_indent(new).unwrap_or(min) < min {
+        return None;
+    }
+    let dedent = |t: &str| {
+        map_lines(t, |l| {
+            let n = indent_of(l).len().min(min);
+            l[n..].to_owned()
+        })
+    };
+    Some((dedent(old), dedent(new)))
+}
+
+fn curly_quotes(old: &str) -> Option<String> {
+    if !old.contains('"') {
+        return None;
+    }
+    let mut open = true;
+    Some(
+        old.chars()
+            .map(|c| match c {
+                '"' => {
+                    open = !open;
+                    if open { '\u{201D}' } else { '\u{201C}' }
+                }
+                other => other,
+            })
+            .collect(),
+    )
+}
+
+/// The old text with one line that is not in the file.
+fn one_wrong_line(old: &str) -> Option<String> {
+    let lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let pick = lines.iter().position(|l| l.trim().len() > 3)?;
+    let mut changed: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    let body = changed[pick].trim_end().to_owned();
+    let end = &changed[pick][body.len()..];
+    changed[pick] = format!("{body}_x{end}");
+    Some(changed.concat())
 }
 
 /// The exact-match rule: the old text must be in the file exactly once.
@@ -300,149 +305,193 @@ fn judge(case: &Case, result: Option<String>) -> Result {
     }
 }
 
+/// The tools compared, by name.
+const TOOLS: [(&str, Apply); 3] = [
+    ("write-tool", ladder),
+    ("exact match", exact_rule),
+    ("MCP edit_file", mcp_edit_file),
+];
+
+/// What every tool did with every case.
+#[derive(Default)]
+struct Tally {
+    /// tool → perturbation → result → count
+    counts: HashMap<(&'static str, &'static str, Result), usize>,
+    cases_per_kind: HashMap<&'static str, usize>,
+    /// The ladder's wrong places: perturbation and old text.
+    wrong: Vec<(&'static str, String)>,
+    slowest: Duration,
+    /// The wrong line's misses: does the closest region point at the edit?
+    hits: usize,
+    near: usize,
+    /// Held-out cases that should apply, and each tool's correct ones.
+    held_out: usize,
+    held_out_correct: HashMap<&'static str, usize>,
+}
+
+impl Tally {
+    fn count(&mut self, kind: &'static str, path: &str, case: &Case) {
+        *self.cases_per_kind.entry(kind).or_default() += 1;
+        let is_held_out = HELD_OUT.iter().any(|c| path.starts_with(c));
+        self.held_out += usize::from(is_held_out && case.expected.is_some());
+        if kind == "one wrong line" {
+            self.closest(case);
+        }
+        for (name, tool) in TOOLS {
+            let started = Instant::now();
+            let result = judge(case, tool(&case.file, &case.old, &case.new));
+            if is_held_out && result == Result::Correct {
+                *self.held_out_correct.entry(name).or_default() += 1;
+            }
+            if name == "write-tool" {
+                self.slowest = self.slowest.max(started.elapsed());
+                if result == Result::WrongPlace {
+                    self.wrong.push((kind, case.old.clone()));
+                }
+            }
+            *self.counts.entry((name, kind, result)).or_default() += 1;
+        }
+    }
+
+    /// Whether the ladder's refusal shows the model where to look.
+    fn closest(&mut self, case: &Case) {
+        let line = case.file[..case.region.0].matches('\n').count() + 1;
+        let edits = [Edit {
+            old: case.old.clone(),
+            new: case.new.clone(),
+            replace_all: false,
+        }];
+        let deadline = Instant::now() + Duration::from_secs(1);
+        if let Err(edit::EditError::NotFound {
+            closest: Some(c), ..
+        }) = edit::apply(&case.file, &edits, deadline)
+        {
+            self.hits += usize::from(c.first_line == line);
+            self.near += usize::from(c.first_line.abs_diff(line) <= 2);
+        }
+    }
+
+    fn get(&self, name: &str, kind: &str, r: Result) -> usize {
+        self.counts.get(&(name, kind, r)).copied().unwrap_or(0)
+    }
+
+    fn kind_cases(&self, kind: &str) -> usize {
+        self.cases_per_kind.get(kind).copied().unwrap_or(0)
+    }
+
+    /// A tool's correct answers over the cases that should apply: all but
+    /// the wrong line's.
+    fn correct(&self, name: &str) -> usize {
+        PERTURBATIONS[..6]
+            .iter()
+            .map(|k| self.get(name, k, Result::Correct))
+            .sum()
+    }
+
+    fn held(&self, name: &str) -> usize {
+        self.held_out_correct.get(name).copied().unwrap_or(0)
+    }
+
+    fn table(&self) -> String {
+        let mut table = String::from(
+            "| perturbation | cases | write-tool: correct / right place, inexact / refused / wrong place \
+             | exact match | MCP edit_file |\n|---|---|---|---|---|\n",
+        );
+        let cell = |name: &str, kind: &str| {
+            let c = |r| self.get(name, kind, r);
+            format!(
+                "{} / {} / {} / {}",
+                c(Result::Correct),
+                c(Result::RightPlaceInexact),
+                c(Result::NotApplied),
+                c(Result::WrongPlace)
+            )
+        };
+        for kind in PERTURBATIONS {
+            table.push_str(&format!(
+                "| {kind} | {} | {} | {} | {} |\n",
+                self.kind_cases(kind),
+                cell("write-tool", kind),
+                cell("exact match", kind),
+                cell("MCP edit_file", kind),
+            ));
+        }
+        table + &self.rates()
+    }
+
+    fn rates(&self) -> String {
+        let should: usize = PERTURBATIONS[..6].iter().map(|k| self.kind_cases(k)).sum();
+        let mut rates =
+            format!("\nFirst-try apply rate over the {should} cases that should apply:");
+        for (name, _) in TOOLS {
+            let wrong: usize = PERTURBATIONS
+                .iter()
+                .map(|k| self.get(name, k, Result::WrongPlace))
+                .sum();
+            rates.push_str(&format!(
+                " {name} {:.1}% ({}), wrong places {wrong};",
+                100.0 * self.correct(name) as f64 / should as f64,
+                self.correct(name),
+            ));
+        }
+        rates.push_str(&format!(
+            "\nHeld out ({} crates, {} cases that should apply):",
+            HELD_OUT.len(),
+            self.held_out
+        ));
+        for (name, _) in TOOLS {
+            rates.push_str(&format!(
+                " {name} {:.1}% ({});",
+                100.0 * self.held(name) as f64 / self.held_out.max(1) as f64,
+                self.held(name)
+            ));
+        }
+        rates.push_str(&format!(
+            "\nOne wrong line: the closest region shown starts at the edit's line in {} of \
+             {}, within two lines in {}.\n",
+            self.hits,
+            self.kind_cases("one wrong line"),
+            self.near
+        ));
+        rates
+    }
+}
+
 #[test]
 fn the_ladder_applies_more_real_edits_than_the_baselines_and_never_in_a_wrong_place() {
     let edits = corpus();
     assert!(edits.len() >= 150, "corpus has {} edits", edits.len());
-    let tools: [(&str, Apply); 3] = [
-        ("write-tool", ladder),
-        ("exact match", exact_rule),
-        ("MCP edit_file", mcp_edit_file),
-    ];
-    // tool → perturbation → result → count
-    let mut counts: HashMap<(&str, &str, Result), usize> = HashMap::new();
-    let mut cases_per_kind: HashMap<&str, usize> = HashMap::new();
-    let mut wrong = Vec::new();
-    let mut slowest = Duration::ZERO;
-    // The wrong line's misses: does the closest region point at the edit?
-    let (mut hits, mut near) = (0, 0);
-    // Held-out cases that should apply, and each tool's correct ones.
-    let mut held_out = 0;
-    let mut held_out_correct: HashMap<&str, usize> = HashMap::new();
+    let mut tally = Tally::default();
     for kind in PERTURBATIONS {
         for (path, file, old, at, new) in &edits {
-            let Some(case) = perturb(kind, file, old, *at, new) else {
-                continue;
-            };
-            *cases_per_kind.entry(kind).or_default() += 1;
-            let is_held_out = HELD_OUT.iter().any(|c| path.starts_with(c));
-            held_out += usize::from(is_held_out && case.expected.is_some());
-            if kind == "one wrong line" {
-                let line = case.file[..case.region.0].matches('\n').count() + 1;
-                let edits = [Edit {
-                    old: case.old.clone(),
-                    new: case.new.clone(),
-                    replace_all: false,
-                }];
-                let deadline = Instant::now() + Duration::from_secs(1);
-                if let Err(edit::EditError::NotFound {
-                    closest: Some(c), ..
-                }) = edit::apply(&case.file, &edits, deadline)
-                {
-                    hits += usize::from(c.first_line == line);
-                    near += usize::from(c.first_line.abs_diff(line) <= 2);
-                }
-            }
-            for (name, tool) in tools {
-                let started = Instant::now();
-                let result = judge(&case, tool(&case.file, &case.old, &case.new));
-                if is_held_out && result == Result::Correct {
-                    *held_out_correct.entry(name).or_default() += 1;
-                }
-                if name == "write-tool" {
-                    slowest = slowest.max(started.elapsed());
-                    if result == Result::WrongPlace {
-                        wrong.push((kind, case.old.clone()));
-                    }
-                }
-                *counts.entry((name, kind, result)).or_default() += 1;
+            if let Some(case) = perturb(kind, file, old, *at, new) {
+                tally.count(kind, path, &case);
             }
         }
     }
-    let mut table = String::from(
-        "| perturbation | cases | write-tool: correct / right place, inexact / refused / wrong place \
-         | exact match | MCP edit_file |\n|---|---|---|---|---|\n",
+    let table = tally.table();
+    println!("{table}\nslowest ladder call: {:?}", tally.slowest);
+    assert!(
+        tally.wrong.is_empty(),
+        "wrong places: {:#?}\n{table}",
+        tally.wrong
     );
-    let cell = |name: &str, kind: &str| {
-        let c = |r| counts.get(&(name, kind, r)).copied().unwrap_or(0);
-        format!(
-            "{} / {} / {} / {}",
-            c(Result::Correct),
-            c(Result::RightPlaceInexact),
-            c(Result::NotApplied),
-            c(Result::WrongPlace)
-        )
-    };
-    for kind in PERTURBATIONS {
-        table.push_str(&format!(
-            "| {kind} | {} | {} | {} | {} |\n",
-            cases_per_kind.get(kind).copied().unwrap_or(0),
-            cell("write-tool", kind),
-            cell("exact match", kind),
-            cell("MCP edit_file", kind),
-        ));
-    }
-    let total = |name: &str, r: Result| -> usize {
-        PERTURBATIONS
-            .iter()
-            .map(|k| counts.get(&(name, *k, r)).copied().unwrap_or(0))
-            .sum()
-    };
-    // The apply rate counts the cases that should apply: all but the
-    // wrong line's.
-    let should: usize = PERTURBATIONS[..6]
-        .iter()
-        .map(|k| cases_per_kind.get(k).copied().unwrap_or(0))
-        .sum();
-    let correct = |name: &str| -> usize {
-        PERTURBATIONS[..6]
-            .iter()
-            .map(|k| {
-                counts
-                    .get(&(name, *k, Result::Correct))
-                    .copied()
-                    .unwrap_or(0)
-            })
-            .sum()
-    };
-    table.push_str(&format!(
-        "\nFirst-try apply rate over the {should} cases that should apply:"
-    ));
-    for (name, _) in tools {
-        table.push_str(&format!(
-            " {name} {:.1}% ({}), wrong places {};",
-            100.0 * correct(name) as f64 / should as f64,
-            correct(name),
-            total(name, Result::WrongPlace),
-        ));
-    }
-    table.push_str(&format!(
-        "\nHeld out ({} crates, {held_out} cases that should apply):",
-        HELD_OUT.len()
-    ));
-    for (name, _) in tools {
-        let n = held_out_correct.get(name).copied().unwrap_or(0);
-        table.push_str(&format!(
-            " {name} {:.1}% ({n});",
-            100.0 * n as f64 / held_out.max(1) as f64
-        ));
-    }
-    let wrong_line = cases_per_kind["one wrong line"];
-    table.push_str(&format!(
-        "\nOne wrong line: the closest region shown starts at the edit's line in {hits} of \
-         {wrong_line}, within two lines in {near}.\n"
-    ));
-    println!("{table}\nslowest ladder call: {slowest:?}");
-    assert!(wrong.is_empty(), "wrong places: {wrong:#?}\n{table}");
-    let mine = correct("write-tool");
-    assert!(mine > correct("exact match"), "{table}");
-    assert!(mine > correct("MCP edit_file"), "{table}");
+    let mine = tally.correct("write-tool");
+    assert!(mine > tally.correct("exact match"), "{table}");
+    assert!(mine > tally.correct("MCP edit_file"), "{table}");
     // The same on the crates the ladder was never tuned on.
-    let held = |name: &str| held_out_correct.get(name).copied().unwrap_or(0);
+    let held_out = tally.held_out;
     assert!(held_out >= 100, "{held_out} held-out cases");
-    assert!(held("write-tool") > held("exact match"), "{table}");
-    assert!(held("write-tool") > held("MCP edit_file"), "{table}");
-    assert!(held("write-tool") * 100 >= held_out * 85, "{table}");
+    assert!(
+        tally.held("write-tool") > tally.held("exact match"),
+        "{table}"
+    );
+    assert!(
+        tally.held("write-tool") > tally.held("MCP edit_file"),
+        "{table}"
+    );
+    assert!(tally.held("write-tool") * 100 >= held_out * 85, "{table}");
     // A miss shows the model where to look.
-    assert!(near * 10 >= wrong_line * 9, "{table}");
+    let wrong_line = tally.kind_cases("one wrong line");
+    assert!(tally.near * 10 >= wrong_line * 9, "{table}");
 }

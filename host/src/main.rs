@@ -101,7 +101,19 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
     let Some(root) = root else {
         return commands::schema(&tool, pretty);
     };
-    match cli.command {
+    dispatch(cli.command, tool, root, ws, limit, pretty)
+}
+
+/// The command, on a root and with a tool made for it.
+fn dispatch(
+    command: Command,
+    tool: WriteTool,
+    root: Root,
+    ws: Option<(String, Vec<SocketAddr>)>,
+    limit: usize,
+    pretty: bool,
+) -> anyhow::Result<u8> {
+    match command {
         Command::Write {
             path,
             dry_run,
@@ -130,32 +142,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Patch { dry_run } => commands::patch(&tool, &root, dry_run, limit, pretty),
         Command::Call => commands::call(&tool, &root, limit, pretty),
-        Command::Serve {
-            ws_origin,
-            ws_handshake_timeout_ms,
-            ws_idle_timeout_ms,
-            ws_write_timeout_ms,
-            ws_max_connections,
-            probe_listen,
-            metrics,
-            ..
-        } => match ws {
-            None => commands::serve(&tool, &root, limit),
-            Some(addrs) => {
-                if metrics {
-                    write_tool::metrics::enable();
-                }
-                let options = write_tool::ws::WsOptions {
-                    max_message_bytes: limit,
-                    allowed_origins: ws_origin,
-                    handshake_timeout: std::time::Duration::from_millis(ws_handshake_timeout_ms),
-                    idle_timeout: std::time::Duration::from_millis(ws_idle_timeout_ms),
-                    write_timeout: std::time::Duration::from_millis(ws_write_timeout_ms),
-                    max_connections: usize::try_from(ws_max_connections).unwrap_or(64),
-                };
-                commands::serve_ws(tool, root, addrs, options, probe_listen)
-            }
-        },
+        serve @ Command::Serve { .. } => serve_command(serve, tool, root, ws, limit),
         Command::WriteMany { dry_run } => {
             commands::write_many(&tool, &root, dry_run, limit, pretty)
         }
@@ -172,6 +159,45 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             unreachable!("answered above")
         }
     }
+}
+
+/// `serve`: JSON lines on stdio, or WebSocket on the addresses `--ws`
+/// resolved to.
+fn serve_command(
+    command: Command,
+    tool: WriteTool,
+    root: Root,
+    ws: Option<(String, Vec<SocketAddr>)>,
+    limit: usize,
+) -> anyhow::Result<u8> {
+    let Command::Serve {
+        ws_origin,
+        ws_handshake_timeout_ms,
+        ws_idle_timeout_ms,
+        ws_write_timeout_ms,
+        ws_max_connections,
+        probe_listen,
+        metrics,
+        ..
+    } = command
+    else {
+        unreachable!("called for serve");
+    };
+    let Some(addrs) = ws else {
+        return commands::serve(&tool, &root, limit);
+    };
+    if metrics {
+        write_tool::metrics::enable();
+    }
+    let options = write_tool::ws::WsOptions {
+        max_message_bytes: limit,
+        allowed_origins: ws_origin,
+        handshake_timeout: std::time::Duration::from_millis(ws_handshake_timeout_ms),
+        idle_timeout: std::time::Duration::from_millis(ws_idle_timeout_ms),
+        write_timeout: std::time::Duration::from_millis(ws_write_timeout_ms),
+        max_connections: usize::try_from(ws_max_connections).unwrap_or(64),
+    };
+    commands::serve_ws(tool, root, addrs, options, probe_listen)
 }
 
 /// The addresses `--ws HOST:PORT` resolves to, all of them loopback ones

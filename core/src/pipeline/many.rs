@@ -6,66 +6,23 @@
 use std::time::{Instant, SystemTime};
 
 use serde_json::Value;
-use write_tool_wire::envelope::{
-    CWD, Context, Data, Envelope, FileResult, Operation, Stats, Status, Warning, WarningKind,
-    WriteStats, elapsed_ms,
-};
+use write_tool_wire::envelope::{Envelope, Operation};
 
-use crate::diff::limits::{MAX_PREVIEW_BYTES, MAX_PREVIEW_LINES, TRUNCATION_MARK};
 use crate::error::ToolError;
 use crate::fs::Unchanged;
 use crate::journal::Kind as RecordKind;
 use crate::params::ManyRequest;
 use crate::roots::Roots;
 
+use super::answer_many::{Group, GroupFile, group_envelope};
 use super::commit;
 use super::config::Config;
 use super::group::{Change, Extra};
 use super::lock;
-use super::outcome::{Outcome, cut};
+use super::outcome::Outcome;
 use super::prepare::{Prepared, Source, prepare};
 use super::stage::{Content, Planned, Seen};
 use super::target::Target;
-
-/// One file of a change of several, as the envelope reports it.
-#[derive(Debug)]
-pub(super) struct GroupFile {
-    /// As `path_resolved`.
-    pub(super) path: String,
-    /// What happens to it.
-    pub(super) operation: Operation,
-    /// Its diff preview.
-    pub(super) preview: String,
-    /// Whether the preview was cut (or withheld).
-    pub(super) truncated: bool,
-    /// Whole-diff counts.
-    pub(super) lines_added: u64,
-    /// Whole-diff counts.
-    pub(super) lines_removed: u64,
-    /// Its size before and after.
-    pub(super) sizes: (u64, u64),
-    /// Whether it changes at all.
-    pub(super) changes: bool,
-    /// Placeholder warnings: line and text.
-    pub(super) warnings: Vec<(u64, String)>,
-    /// The encoding it is written in.
-    pub(super) encoding: String,
-    /// A patch's move: `to '…'` on the old path, `from '…'` on the new.
-    pub(super) moved: Option<String>,
-}
-
-/// What a change of several files did or would do.
-#[derive(Debug)]
-pub(super) struct Group {
-    /// The files, in order.
-    pub(super) files: Vec<GroupFile>,
-    /// Whether it was applied.
-    pub(super) applied: bool,
-    /// Its record's id.
-    pub(super) change_id: Option<String>,
-    /// The first line of `text`.
-    pub(super) headline: String,
-}
 
 /// Answer a `write_many`.
 pub(super) fn answer(
@@ -76,20 +33,6 @@ pub(super) fn answer(
     start: Instant,
 ) -> Envelope {
     group_envelope(run(roots, request, config), request.dry_run, echo, start)
-}
-
-/// The envelope of a change of several files (`write_many`, a revert),
-/// or of the reason it was refused.
-pub(super) fn group_envelope(
-    result: Result<Group, ToolError>,
-    dry_run: bool,
-    echo: Value,
-    start: Instant,
-) -> Envelope {
-    match result {
-        Ok(group) => group.into_envelope(dry_run, echo, elapsed_ms(start)),
-        Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
-    }
 }
 
 /// One file of a change of several, prepared.
@@ -331,127 +274,5 @@ pub(super) fn file_of(r: &Ready<'_>) -> GroupFile {
         warnings: o.diff.placeholders.clone(),
         encoding: o.format.encoding.name(),
         moved: r.moved.clone(),
-    }
-}
-
-/// Most bytes and lines of the previews of a change of several, together.
-const GROUP_PREVIEW_BYTES: usize = 2 * MAX_PREVIEW_BYTES;
-const GROUP_PREVIEW_LINES: usize = 2 * MAX_PREVIEW_LINES;
-
-impl Group {
-    /// The envelope.
-    pub(super) fn into_envelope(self, dry_run: bool, echo: Value, time_ms: u64) -> Envelope {
-        let mut preview = String::new();
-        let mut lines = 0;
-        let mut truncated = false;
-        for f in self.files.iter().filter(|f| f.changes) {
-            let n = f.preview.lines().count();
-            if preview.len() + f.preview.len() > GROUP_PREVIEW_BYTES
-                || lines + n > GROUP_PREVIEW_LINES
-            {
-                truncated = true;
-                break;
-            }
-            preview.push_str(&f.preview);
-            lines += n;
-            truncated |= f.truncated;
-        }
-        if truncated && !preview.ends_with(TRUNCATION_MARK) {
-            preview.push_str(TRUNCATION_MARK);
-            preview.push('\n');
-        }
-        let status = if dry_run || truncated {
-            Status::Partial
-        } else {
-            Status::Success
-        };
-        let mut text = self.headline.clone();
-        for f in &self.files {
-            let what = match (f.changes, f.operation, &f.moved) {
-                (_, Operation::Delete, Some(moved)) => format!("moved {moved}"),
-                (_, _, Some(moved)) => {
-                    format!("moved {moved} (+{}/-{})", f.lines_added, f.lines_removed)
-                }
-                (false, _, _) => "unchanged".to_owned(),
-                (true, Operation::Create, _) => format!("create (+{})", f.lines_added),
-                (true, Operation::Delete, _) => format!("remove (-{})", f.lines_removed),
-                (true, _, _) => format!("update (+{}/-{})", f.lines_added, f.lines_removed),
-            };
-            text.push_str(&format!("\n- '{}': {what}", f.path));
-        }
-        let encodings: std::collections::BTreeSet<&str> =
-            self.files.iter().map(|f| f.encoding.as_str()).collect();
-        let encoding = match encodings.len() {
-            1 => encodings.into_iter().next().unwrap_or("utf-8").to_owned(),
-            _ => "mixed".to_owned(),
-        };
-        let written = |f: &GroupFile| {
-            if self.applied && f.changes {
-                f.sizes.1
-            } else {
-                0
-            }
-        };
-        let stats = WriteStats {
-            bytes_written: self.files.iter().map(written).sum(),
-            original_size: self.files.iter().map(|f| f.sizes.0).sum(),
-            new_size: self
-                .files
-                .iter()
-                .map(|f| if self.applied { f.sizes.1 } else { f.sizes.0 })
-                .sum(),
-            lines_added: self.files.iter().map(|f| f.lines_added).sum(),
-            lines_removed: self.files.iter().map(|f| f.lines_removed).sum(),
-        };
-        let warnings = self
-            .files
-            .iter()
-            .flat_map(|f| {
-                f.warnings.iter().map(|(line, text)| Warning {
-                    kind: WarningKind::OmissionPlaceholder,
-                    line: *line,
-                    text: cut(&format!("{}: {text}", f.path), 200).to_owned(),
-                })
-            })
-            .collect();
-        let files = self
-            .files
-            .iter()
-            .map(|f| FileResult {
-                path: f.path.clone(),
-                operation: f.operation,
-                bytes_written: written(f),
-                lines_added: f.lines_added,
-                lines_removed: f.lines_removed,
-            })
-            .collect();
-        Envelope {
-            status,
-            data: Some(Data {
-                applied: self.applied,
-                operation: Operation::Many,
-                diff_preview: preview,
-                diff_truncated: truncated,
-                encoding,
-                bom: false,
-                line_endings: None,
-                lock: None,
-                warnings,
-                change_id: self.change_id,
-                files,
-                edits: Vec::new(),
-            }),
-            text,
-            stats: Stats {
-                time_ms,
-                write: Some(stats),
-            },
-            context: Context {
-                cwd: CWD.to_owned(),
-                params_input: echo,
-                path_resolved: None,
-            },
-            error: None,
-        }
     }
 }

@@ -29,6 +29,7 @@
 //! within its bounds.
 
 mod admin;
+mod answer_many;
 mod change;
 mod checkpoint;
 mod choose;

@@ -20,10 +20,11 @@ use crate::journal::Kind;
 use crate::params::{PatchRequest, Request};
 use crate::roots::Roots;
 
+use super::answer_many::{Group, group_envelope};
 use super::commit;
 use super::config::Config;
 use super::group::{Change, Extra};
-use super::many::{self, Group, Ready, push_ready};
+use super::many::{self, Ready, push_ready};
 use super::prepare::{Source, prepare};
 use super::target;
 
@@ -35,40 +36,12 @@ pub(super) fn answer(
     config: &Config,
     start: Instant,
 ) -> Envelope {
-    many::group_envelope(run(roots, request, config), request.dry_run, echo, start)
+    group_envelope(run(roots, request, config), request.dry_run, echo, start)
 }
 
 fn run(roots: &Roots, request: &PatchRequest, config: &Config) -> Result<Group, ToolError> {
     let ops = &request.patch.ops;
-    let removes = ops.iter().any(|op| {
-        matches!(
-            op,
-            FileOp::Delete { .. }
-                | FileOp::Update {
-                    move_to: Some(_),
-                    ..
-                }
-        )
-    });
-    if removes && !config.allow_delete {
-        return Err(ToolError::host_refuses(
-            "delete or move files ('*** Delete File:' and '*** Move to:' in a patch; the host \
-             allows them with WRITE_TOOL_ALLOW_DELETE)",
-        ));
-    }
-    let single = ops.len() == 1 && !removes;
-    let journal = config.journal.as_ref();
-    if journal.is_none() && !request.dry_run && !single {
-        return Err(ToolError::no_journal_for_patch());
-    }
-    if ops.len() as u64 > config.many_max_files {
-        return Err(ToolError::invalid_param(format!(
-            "The patch changes {} files, over this host's limit of {} per change; nothing was \
-             written.",
-            ops.len(),
-            config.many_max_files
-        )));
-    }
+    let journal = allowed(request, config)?;
     let started = SystemTime::now();
     let mut ready: Vec<Ready<'_>> = Vec::with_capacity(ops.len());
     for op in ops {
@@ -87,34 +60,12 @@ fn run(roots: &Roots, request: &PatchRequest, config: &Config) -> Result<Group, 
                 hunks,
             } => {
                 let request = file_request(path, request.dry_run);
-                let mut one =
-                    prepared(roots, &request, Source::Hunks(hunks), config).map_err(named)?;
-                if let Some(dest) = move_to {
-                    let target = target::resolve(roots, ToolName::Write, dest).map_err(named)?;
-                    target.check_writable(true, config).map_err(named)?;
-                    // The preview shows the change under both names, as
-                    // git shows a rename.
-                    let (from, to) = (one.target.display.clone(), target.display.clone());
-                    one.outcome.diff.preview = one.outcome.diff.preview.replacen(
-                        &format!("\n+++ b/{from}\n"),
-                        &format!("\n+++ b/{to}\n"),
-                        1,
-                    );
-                    // The old name goes, as read for the update: its lines
-                    // live on under the new one, so its preview is empty.
-                    let gone = Ready {
-                        target: std::mem::replace(&mut one.target, target),
-                        bytes: Vec::new(),
-                        outcome: one.outcome.moved_away(),
-                        old: one.old.take(),
-                        expect_unchanged: true,
-                        shared: false,
-                        delete: true,
-                        moved: Some(format!("to '{to}'")),
-                    };
-                    one.moved = Some(format!("from '{from}'"));
-                    one.expect_unchanged = true;
-                    one.outcome.operation = write_tool_wire::Operation::Create;
+                let one = prepared(roots, &request, Source::Hunks(hunks), config).map_err(named)?;
+                let (one, gone) = match move_to {
+                    Some(dest) => moved(roots, one, dest, config).map_err(named)?,
+                    None => (one, None),
+                };
+                if let Some(gone) = gone {
                     push_ready(&mut ready, gone, None)?;
                 }
                 push_ready(&mut ready, one, None)?;
@@ -125,18 +76,91 @@ fn run(roots: &Roots, request: &PatchRequest, config: &Config) -> Result<Group, 
             }
         }
     }
-    match journal {
-        None if !request.dry_run => commit_alone(roots, ready, started, config),
-        journal => many::finish(
-            roots,
-            ready,
-            request.dry_run,
-            journal.is_some(),
-            many::Kind::Patch,
-            started,
-            config,
-        ),
+    if !journal && !request.dry_run {
+        return commit_alone(roots, ready, started, config);
     }
+    many::finish(
+        roots,
+        ready,
+        request.dry_run,
+        journal,
+        many::Kind::Patch,
+        started,
+        config,
+    )
+}
+
+/// Whether the host lets this patch be made (deletes and moves need its
+/// leave, a change of several files its journal, and the files are
+/// bounded), and whether it keeps a journal.
+fn allowed(request: &PatchRequest, config: &Config) -> Result<bool, ToolError> {
+    let ops = &request.patch.ops;
+    let removes = ops.iter().any(|op| {
+        matches!(
+            op,
+            FileOp::Delete { .. }
+                | FileOp::Update {
+                    move_to: Some(_),
+                    ..
+                }
+        )
+    });
+    if removes && !config.allow_delete {
+        return Err(ToolError::host_refuses(
+            "delete or move files ('*** Delete File:' and '*** Move to:' in a patch; the host \
+             allows them with WRITE_TOOL_ALLOW_DELETE)",
+        ));
+    }
+    let single = ops.len() == 1 && !removes;
+    let journal = config.journal.is_some();
+    if !journal && !request.dry_run && !single {
+        return Err(ToolError::no_journal_for_patch());
+    }
+    if ops.len() as u64 > config.many_max_files {
+        return Err(ToolError::invalid_param(format!(
+            "The patch changes {} files, over this host's limit of {} per change; nothing was \
+             written.",
+            ops.len(),
+            config.many_max_files
+        )));
+    }
+    Ok(journal)
+}
+
+/// An update `one` that moves its file to `dest`: the file at the new
+/// name (a create), and the old name going, as read for the update.
+fn moved<'r>(
+    roots: &'r Roots,
+    mut one: Ready<'r>,
+    dest: &str,
+    config: &Config,
+) -> Result<(Ready<'r>, Option<Ready<'r>>), ToolError> {
+    let target = target::resolve(roots, ToolName::Write, dest)?;
+    target.check_writable(true, config)?;
+    // The preview shows the change under both names, as git shows a
+    // rename.
+    let (from, to) = (one.target.display.clone(), target.display.clone());
+    one.outcome.diff.preview = one.outcome.diff.preview.replacen(
+        &format!("\n+++ b/{from}\n"),
+        &format!("\n+++ b/{to}\n"),
+        1,
+    );
+    // The old name goes: its lines live on under the new one, so its
+    // preview is empty.
+    let gone = Ready {
+        target: std::mem::replace(&mut one.target, target),
+        bytes: Vec::new(),
+        outcome: one.outcome.moved_away(),
+        old: one.old.take(),
+        expect_unchanged: true,
+        shared: false,
+        delete: true,
+        moved: Some(format!("to '{to}'")),
+    };
+    one.moved = Some(format!("from '{from}'"));
+    one.expect_unchanged = true;
+    one.outcome.operation = write_tool_wire::Operation::Create;
+    Ok((one, Some(gone)))
 }
 
 /// How an error names the operation it came from.

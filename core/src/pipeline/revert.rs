@@ -25,12 +25,12 @@ use crate::journal::{By, FileChange, Journal, Kind, ObjectError, Record, State};
 use crate::params::RevertRequest;
 use crate::roots::Roots;
 
+use super::answer_many::{Group, GroupFile, group_envelope};
 use super::choose::{Chosen, choose};
 use super::commit;
 use super::config::Config;
 use super::group::Change;
 use super::journaled::created_dirs;
-use super::many::{Group, GroupFile};
 use super::stage::{Content, Planned, Seen};
 use super::target::{self, Target};
 
@@ -42,7 +42,7 @@ pub(super) fn answer(
     config: &Config,
     start: Instant,
 ) -> Envelope {
-    super::many::group_envelope(run(roots, request, config), request.dry_run, echo, start)
+    group_envelope(run(roots, request, config), request.dry_run, echo, start)
 }
 
 /// What a revert does to one file.

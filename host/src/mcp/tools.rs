@@ -37,16 +37,37 @@ pub(super) fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<To
         .as_str()
         .unwrap_or_default()
         .to_owned();
-    let annotations = |title: &str| {
-        ToolAnnotations::with_title(title)
-            .read_only(false)
-            .destructive(true)
-            .idempotent(true)
-            .open_world(false)
-    };
     let write =
-        Tool::new(name, description, Arc::new(schema.clone())).annotate(annotations("Write file"));
-    let Value::Object(file_schema) = json!({
+        Tool::new(name, description, Arc::new(schema.clone())).annotate(writes("Write file"));
+    let mut tools = vec![write, write_file()];
+    tools.extend(edits(definition));
+    tools.push(write_many(schema));
+    if revert {
+        tools.extend([revert_tool(), checkpoint()]);
+    }
+    Ok(tools)
+}
+
+/// The annotations of a tool that writes files in the root.
+fn writes(title: &str) -> ToolAnnotations {
+    ToolAnnotations::with_title(title)
+        .read_only(false)
+        .destructive(true)
+        .idempotent(true)
+        .open_world(false)
+}
+
+fn object(value: Value) -> Arc<serde_json::Map<String, Value>> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => unreachable!("a JSON object literal"),
+    }
+}
+
+/// The MCP filesystem server's name and parameters, for clients that
+/// ask for them.
+fn write_file() -> Tool {
+    let schema = object(json!({
         "type": "object",
         "properties": {
             "path": {
@@ -59,25 +80,50 @@ pub(super) fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<To
             }
         },
         "required": ["path", "content"]
-    }) else {
-        unreachable!("a JSON object literal");
-    };
-    let write_file = Tool::new(
+    }));
+    Tool::new(
         "write_file",
         "Writes text content to a file path. Parent directories are created as needed. \
          Only paths under the allowed directories are accepted.",
-        Arc::new(file_schema),
+        schema,
     )
-    .annotate(annotations("Write file (write_file)"));
+    .annotate(writes("Write file (write_file)"))
+}
+
+/// The edits, as the component defines them for a model.
+fn edits(definition: &Value) -> impl Iterator<Item = Tool> + '_ {
+    definition
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            let name = t["name"].as_str()?;
+            let title = match name {
+                "Edit" => "Edit file",
+                "edit_file" => "Edit file (edit_file)",
+                "apply_patch" => "Apply a patch",
+                _ => return None,
+            };
+            let description = t["description"].as_str().unwrap_or_default().to_owned();
+            let Some(Value::Object(schema)) = t.get("parameters") else {
+                return None;
+            };
+            Some(
+                Tool::new(name.to_owned(), description, Arc::new(schema.clone()))
+                    .annotate(writes(title).idempotent(false)),
+            )
+        })
+}
+
+/// Each item takes Write's parameters but `dry_run`, which is the
+/// group's.
+fn write_many(schema: &serde_json::Map<String, Value>) -> Tool {
     let mut item = schema.clone();
     if let Some(Value::Object(properties)) = item.get_mut("properties") {
         properties.remove("dry_run");
     }
-    let object = |value: Value| match value {
-        Value::Object(map) => Arc::new(map),
-        _ => unreachable!("a JSON object literal"),
-    };
-    let write_many = Tool::new(
+    Tool::new(
         "write_many",
         "Write several files as one change, all or none: every path, lock and content is \
          checked and every file staged before the first is replaced; a crash leaves all old or \
@@ -101,87 +147,49 @@ pub(super) fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<To
             "required": ["writes"]
         })),
     )
-    .annotate(annotations("Write several files"));
-    // The edits, as the component defines them for a model.
-    let edits = definition
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|t| {
-            matches!(
-                t["name"].as_str(),
-                Some("Edit" | "edit_file" | "apply_patch")
-            )
-        })
-        .filter_map(|t| {
-            let name = t["name"].as_str()?.to_owned();
-            let description = t["description"].as_str().unwrap_or_default().to_owned();
-            let Some(Value::Object(schema)) = t.get("parameters") else {
-                return None;
-            };
-            let title = match name.as_str() {
-                "Edit" => "Edit file",
-                "edit_file" => "Edit file (edit_file)",
-                _ => "Apply a patch",
-            };
-            Some(
-                Tool::new(name, description, Arc::new(schema.clone()))
-                    .annotate(annotations(title).idempotent(false)),
-            )
-        });
-    let mut tools = vec![write, write_file];
-    tools.extend(edits);
-    tools.push(write_many);
-    if revert {
-        tools.push(
-            Tool::new(
-                "revert",
-                "Undo a change this tool made: the latest, the one `change_id` names (a write's \
-                 data.change_id), or every change since the checkpoint `to`. Files get back \
-                 exactly what they held; files a change created are removed. A file changed \
-                 since is not reverted (CONFLICT, with what would be lost) unless `force`.",
-                object(json!({
-                    "type": "object",
-                    "properties": {
-                        "change_id": {"type": "string", "description": "The change to undo (default: the latest)."},
-                        "to": {"type": "string", "description": "Undo every change after this checkpoint."},
-                        "force": {"type": "boolean", "description": "Revert files changed since, losing those changes.", "default": false},
-                        "dry_run": {"type": "boolean", "description": "Show what would be restored, change nothing.", "default": false}
-                    }
-                })),
-            )
-            .annotate(
-                ToolAnnotations::with_title("Undo a change")
-                    .read_only(false)
-                    .destructive(true)
-                    .idempotent(false)
-                    .open_world(false),
-            ),
-        );
-        tools.push(
-            Tool::new(
-                "checkpoint",
-                "Mark a point to go back to: `revert` with `to` set to this name later undoes \
-                 every change made after it, all at once.",
-                object(json!({
-                    "type": "object",
-                    "properties": {
-                        "checkpoint": {"type": "string", "description": "The checkpoint's name."}
-                    },
-                    "required": ["checkpoint"]
-                })),
-            )
-            .annotate(
-                ToolAnnotations::with_title("Set a checkpoint")
-                    .read_only(false)
-                    .destructive(false)
-                    .idempotent(false)
-                    .open_world(false),
-            ),
-        );
-    }
-    Ok(tools)
+    .annotate(writes("Write several files"))
+}
+
+fn revert_tool() -> Tool {
+    Tool::new(
+        "revert",
+        "Undo a change this tool made: the latest, the one `change_id` names (a write's \
+         data.change_id), or every change since the checkpoint `to`. Files get back \
+         exactly what they held; files a change created are removed. A file changed \
+         since is not reverted (CONFLICT, with what would be lost) unless `force`.",
+        object(json!({
+            "type": "object",
+            "properties": {
+                "change_id": {"type": "string", "description": "The change to undo (default: the latest)."},
+                "to": {"type": "string", "description": "Undo every change after this checkpoint."},
+                "force": {"type": "boolean", "description": "Revert files changed since, losing those changes.", "default": false},
+                "dry_run": {"type": "boolean", "description": "Show what would be restored, change nothing.", "default": false}
+            }
+        })),
+    )
+    .annotate(writes("Undo a change").idempotent(false))
+}
+
+fn checkpoint() -> Tool {
+    Tool::new(
+        "checkpoint",
+        "Mark a point to go back to: `revert` with `to` set to this name later undoes \
+         every change made after it, all at once.",
+        object(json!({
+            "type": "object",
+            "properties": {
+                "checkpoint": {"type": "string", "description": "The checkpoint's name."}
+            },
+            "required": ["checkpoint"]
+        })),
+    )
+    .annotate(
+        ToolAnnotations::with_title("Set a checkpoint")
+            .read_only(false)
+            .destructive(false)
+            .idempotent(false)
+            .open_world(false),
+    )
 }
 
 #[cfg(test)]

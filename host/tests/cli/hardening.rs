@@ -60,6 +60,11 @@ impl Server {
         self.receive()
     }
 
+    fn kill(&mut self) {
+        self.child.kill().expect("kill");
+        self.child.wait().expect("wait");
+    }
+
     /// Resident set size of the server, in KiB.
     fn rss_kib(&self) -> u64 {
         let status =
@@ -117,6 +122,33 @@ fn watch_for_temp(dir: &Path, before: &[String], target: &Path) -> Option<Vec<St
     }
 }
 
+/// How long a write's temp file lives here, from its creation (after the
+/// diff) to the rename, told by uninterrupted replaces: the shortest of
+/// three, since a kill timed by a slow one lands after a fast one's rename.
+fn temp_life(dir: &Path, root: &str, target: &Path, other: &dyn Fn() -> String) -> Duration {
+    let mut server = Server::start(&["--root", root]);
+    let warm = server.call(&json!({"path": "warm.txt", "content": "warm\n"}));
+    assert_eq!(warm["status"], "success");
+    let mut window = Duration::MAX;
+    for _ in 0..3 {
+        let before = temp_files(dir);
+        server.send(&json!({"path": "big.txt", "content": other()}));
+        let lived = match watch_for_temp(dir, &before, target) {
+            Some(temp) => {
+                let created = Instant::now();
+                while dir.join(&temp[0]).exists() {
+                    std::thread::yield_now();
+                }
+                created.elapsed()
+            }
+            None => Duration::ZERO,
+        };
+        assert_eq!(server.receive()["status"], "success");
+        window = window.min(lived);
+    }
+    window
+}
+
 #[test]
 fn a_killed_writer_leaves_exactly_the_old_or_the_new_content() {
     let dir = tempfile::tempdir().unwrap();
@@ -128,36 +160,13 @@ fn a_killed_writer_leaves_exactly_the_old_or_the_new_content() {
     // Always the other version: identical content would write nothing.
     let other = || {
         if fs::read(&target).unwrap() == old.as_bytes() {
-            &new
+            new.clone()
         } else {
-            &old
+            old.clone()
         }
     };
 
-    // Uninterrupted replaces tell how long the temp file lives here: from
-    // its creation (after the diff) to the rename. The shortest of three,
-    // since a kill timed by a slow one lands after a fast one's rename.
-    let mut server = Server::start(&["--root", &root]);
-    let warm = server.call(&json!({"path": "warm.txt", "content": "warm\n"}));
-    assert_eq!(warm["status"], "success");
-    let mut window = Duration::MAX;
-    for _ in 0..3 {
-        let before = temp_files(dir.path());
-        server.send(&json!({"path": "big.txt", "content": other()}));
-        let lived = match watch_for_temp(dir.path(), &before, &target) {
-            Some(temp) => {
-                let created = Instant::now();
-                while dir.path().join(&temp[0]).exists() {
-                    std::thread::yield_now();
-                }
-                created.elapsed()
-            }
-            None => Duration::ZERO,
-        };
-        assert_eq!(server.receive()["status"], "success");
-        window = window.min(lived);
-    }
-    drop(server);
+    let window = temp_life(dir.path(), &root, &target, &other);
 
     let random = RandomState::new();
     let mut mid_write = 0;
@@ -589,8 +598,6 @@ fn killed_write_many_rounds(sweep: bool) {
     let inode = |name: &str| fs::metadata(root.join(name)).map(|m| m.ino()).unwrap_or(0);
     let mut mixed_at_kill = 0;
     let mut swept = 0;
-    // The five files' contents before and after the round's write_many.
-    type Versions = (Vec<Vec<u8>>, Vec<Vec<u8>>);
     let mut expected: Option<Versions> = None;
     let mut rounds = 0;
     for round in 0..=MAX_ROUNDS {
@@ -602,22 +609,8 @@ fn killed_write_many_rounds(sweep: bool) {
         // kill left.
         let warm = server.call(&json!({"path": "warm.txt", "content": format!("{round}\n")}));
         assert_eq!(warm["status"], "success", "{warm}");
-        if let Some((old, new)) = expected.take() {
-            let now = read_all();
-            assert!(
-                now == old || now == new,
-                "round {}: the five files are mixed after recovery: {:?}",
-                round - 1,
-                now.iter()
-                    .map(|b| String::from_utf8_lossy(b).into_owned())
-                    .collect::<Vec<_>>()
-            );
-            let left: Vec<String> = temp_files(&root);
-            assert!(
-                left.is_empty(),
-                "round {}: temp files left: {left:?}",
-                round - 1
-            );
+        if let Some(versions) = expected.take() {
+            assert_recovered(&root, &read_all(), &versions, round - 1);
         }
         if mixed_at_kill >= MIXED || round == MAX_ROUNDS {
             break;
@@ -647,8 +640,7 @@ fn killed_write_many_rounds(sweep: bool) {
         {
             std::hint::spin_loop();
         }
-        server.child.kill().expect("kill");
-        server.child.wait().expect("wait");
+        server.kill();
         let renamed = read_all().iter().zip(&new).filter(|(a, b)| a == b).count();
         if (1..FILES).contains(&renamed) {
             mixed_at_kill += 1;
@@ -665,6 +657,23 @@ fn killed_write_many_rounds(sweep: bool) {
     if sweep {
         assert!(swept >= MIXED, "only {swept} temp files were swept");
     }
+}
+
+/// The files' contents before and after a round's write_many.
+type Versions = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+
+/// After a restart's first call, the files hold all the old contents or
+/// all the new ones, and no temp file is left.
+fn assert_recovered(root: &Path, now: &[Vec<u8>], (old, new): &Versions, round: usize) {
+    assert!(
+        now == old || now == new,
+        "round {round}: the files are mixed after recovery: {:?}",
+        now.iter()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect::<Vec<_>>()
+    );
+    let left: Vec<String> = temp_files(root);
+    assert!(left.is_empty(), "round {round}: temp files left: {left:?}");
 }
 
 /// Make the temp files in `root` a minute old, then let a write with no

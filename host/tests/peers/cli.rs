@@ -608,6 +608,52 @@ fn mcp_cancellation_stops_a_call_before_its_commit_point() {
     assert_eq!(names.len(), 2, "{names:?}");
 }
 
+/// Requests per connection in the drain test.
+const DRAIN_EACH: usize = 25;
+
+/// One connection of the drain test: sends its requests at once, reads
+/// answers until the server closes it. Returns the answers and the close
+/// code.
+async fn drain_client(
+    mut ws: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    c: usize,
+    tick: tokio::sync::mpsc::UnboundedSender<()>,
+) -> (usize, Option<u16>) {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    const EACH: usize = DRAIN_EACH;
+    // Every request sent at once, answers read as they come.
+    for i in 0..EACH {
+        let request = serde_json::json!({
+            "path": format!("c{c}/{i}.txt"), "content": format!("{c}-{i}\n")
+        });
+        ws.send(Message::text(request.to_string()))
+            .await
+            .expect("send");
+    }
+    let mut answers = 0;
+    let mut closed_with = None;
+    while let Some(message) = ws.next().await {
+        match message {
+            Ok(Message::Text(text)) => {
+                let envelope: serde_json::Value = serde_json::from_str(&text).expect("an envelope");
+                assert_eq!(envelope["status"], "success", "{envelope}");
+                answers += 1;
+                let _ = tick.send(());
+            }
+            Ok(Message::Close(frame)) => {
+                closed_with = frame.map(|f| u16::from(f.code));
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    (answers, closed_with)
+}
+
 /// SIGTERM while hundreds of WebSocket requests are queued on 16
 /// connections (`docs/contract.md#drain`): every request is answered with
 /// its envelope or never started, each connection is closed with 1001, the
@@ -615,11 +661,8 @@ fn mcp_cancellation_stops_a_call_before_its_commit_point() {
 /// requests.
 #[test]
 fn ws_drains_on_sigterm_and_loses_nothing() {
-    use futures_util::{SinkExt, StreamExt};
-    use tokio_tungstenite::tungstenite::Message;
-
     const CONNECTIONS: usize = 16;
-    const EACH: usize = 25;
+    const EACH: usize = DRAIN_EACH;
     let mut server = WsServer::start_with("127.0.0.1:0", &["--no-journal"]);
     let url = format!("ws://{}", server.addr());
     let root = server._root.path().to_path_buf();
@@ -633,40 +676,11 @@ fn ws_drains_on_sigterm_and_loses_nothing() {
         let (tick, mut ticks) = tokio::sync::mpsc::unbounded_channel::<()>();
         let mut clients = Vec::new();
         for c in 0..CONNECTIONS {
-            let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            let (ws, _) = tokio_tungstenite::connect_async(url.as_str())
                 .await
                 .expect("connect");
             let tick = tick.clone();
-            clients.push(tokio::spawn(async move {
-                // Every request sent at once, answers read as they come.
-                for i in 0..EACH {
-                    let request = serde_json::json!({
-                        "path": format!("c{c}/{i}.txt"), "content": format!("{c}-{i}\n")
-                    });
-                    ws.send(Message::text(request.to_string()))
-                        .await
-                        .expect("send");
-                }
-                let mut answers = 0;
-                let mut closed_with = None;
-                while let Some(message) = ws.next().await {
-                    match message {
-                        Ok(Message::Text(text)) => {
-                            let envelope: serde_json::Value =
-                                serde_json::from_str(&text).expect("an envelope");
-                            assert_eq!(envelope["status"], "success", "{envelope}");
-                            answers += 1;
-                            let _ = tick.send(());
-                        }
-                        Ok(Message::Close(frame)) => {
-                            closed_with = frame.map(|f| u16::from(f.code));
-                        }
-                        Ok(_) => {}
-                        Err(_) => break,
-                    }
-                }
-                (answers, closed_with)
-            }));
+            clients.push(tokio::spawn(drain_client(ws, c, tick)));
         }
         drop(tick);
         for _ in 0..40 {

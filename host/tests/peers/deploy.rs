@@ -47,6 +47,17 @@ fn instructions(text: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The Rust version the workspace pins.
+fn pinned_rust() -> String {
+    let manifest = fs::read_to_string(workspace().join("Cargo.toml")).expect("Cargo.toml");
+    manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .expect("rust-version")
+        .trim_matches('"')
+        .to_owned()
+}
+
 #[test]
 fn the_containerfile_builds_what_the_deploy_readme_says() {
     let text = fs::read_to_string(workspace().join("Containerfile")).expect("Containerfile");
@@ -59,12 +70,8 @@ fn the_containerfile_builds_what_the_deploy_readme_says() {
         .collect();
     assert_eq!(stages.len(), 2, "multi-stage: {stages:?}");
     // The build uses the toolchain the workspace pins.
-    let manifest = fs::read_to_string(workspace().join("Cargo.toml")).expect("Cargo.toml");
-    let pinned = manifest
-        .lines()
-        .find_map(|l| l.strip_prefix("rust-version = "))
-        .expect("rust-version")
-        .trim_matches('"');
+    let pinned = pinned_rust();
+    let pinned = pinned.as_str();
     assert!(
         stages[0].starts_with(&format!("docker.io/library/rust:{pinned}.")),
         "{}",
@@ -119,14 +126,9 @@ fn the_containerfile_builds_what_the_deploy_readme_says() {
         );
     }
     // The README names what the file does.
-    for named in [
-        pinned,
-        cache,
-        port,
-        &format!("USER {user}"),
-        "/usr/local/bin/write-tool",
-        "distroless/cc-debian12",
-    ] {
+    let user_line = format!("USER {user}");
+    let named = [pinned, cache, port, &user_line, "/usr/local/bin/write-tool"];
+    for named in named.into_iter().chain(["distroless/cc-debian12"]) {
         assert!(
             readme.contains(named),
             "deploy/README.md does not name {named}"
