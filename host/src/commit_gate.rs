@@ -6,10 +6,11 @@
 //! name). Before the first such call of a call nothing a caller can see
 //! has changed; after it the change is done. So a call that its client
 //! cancels is stopped there and nowhere else: the host's `rename-at` and
-//! `link-at` into a root look at the call's cancel flag first and, when it
-//! is set and the call has placed no file yet, refuse with `interrupted`,
-//! which the component reports as a cancelled call after removing its
-//! temp files. Once one file is placed, the rest of the change goes
+//! `link-at` into a root, and its `unlink-file-at` of a file that is not
+//! a temp file (a removal placed), look at the call's cancel flag first
+//! and, when it is set and the call has placed no file yet, refuse with
+//! `interrupted`, which the component reports as a cancelled call after
+//! removing its temp files. Once one file is placed, the rest of the change goes
 //! through whatever the client says: a change of several files is all or
 //! nothing under cancellation too. Stopping the guest anywhere else (its
 //! time bound's trap) could land after the commit, with the write done
@@ -35,6 +36,8 @@ use wasmtime_wasi::filesystem::{Descriptor as Open, WasiFilesystemView};
 use wasmtime_wasi::p2::bindings::sync::filesystem::types::{
     Descriptor, ErrorCode, Host, HostDescriptor, PathFlags,
 };
+
+use write_tool_wire::temps::is_temp_name;
 
 use crate::state::HostState;
 
@@ -134,14 +137,24 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
     types.func_wrap(
         "[method]descriptor.unlink-file-at",
         |mut store: StoreContextMut<'_, HostState>, (dir, path): (Resource<Descriptor>, String)| {
-            let unlocking = path == LOCK && is_journal(&mut store, &dir);
+            let journal = is_journal(&mut store, &dir);
+            let unlocking = journal && path == LOCK;
+            // A file's removal places a change (a delete, a revert of a
+            // create); a temp file's is clean-up, which a cancel must not
+            // stop.
+            let places = !journal && !is_temp_name(&path);
+            if places && refused(&store) {
+                return Ok((Err(ErrorCode::Interrupted),));
+            }
             let mut view = store.data_mut().filesystem();
             let result = match HostDescriptor::unlink_file_at(&mut view, dir, path) {
                 Ok(()) => Ok(()),
                 Err(err) => Err(Host::convert_error_code(&mut view, err)?),
             };
+            let state = store.data_mut();
+            state.committed |= places && result.is_ok();
             if unlocking && result.is_ok() {
-                store.data_mut().holds_lock = false;
+                state.holds_lock = false;
             }
             Ok((result,))
         },

@@ -113,7 +113,8 @@ fn is_key(name: &str) -> bool {
 
 /// The globs that protect `journal` where it lies inside one of `roots`
 /// (a root below the per-user state directory, say the home directory):
-/// the guest then refuses to write into it as into `.git`.
+/// the guest then refuses to write into it as into `.git`. Both paths
+/// are canonical: the guest matches the names a path resolves to.
 pub(crate) fn protect_globs<'a>(
     journal: &Path,
     roots: impl Iterator<Item = &'a Path>,
@@ -122,8 +123,23 @@ pub(crate) fn protect_globs<'a>(
         .filter_map(|root| journal.strip_prefix(root).ok())
         .filter_map(Path::to_str)
         .filter(|rel| !rel.is_empty())
-        .flat_map(|rel| [rel.to_owned(), format!("{rel}/**")])
+        .map(escape)
+        .flat_map(|rel| [rel.clone(), format!("{rel}/**")])
         .collect()
+}
+
+/// `text` as a glob that matches it alone: a name may hold `*`, `[` or
+/// `{`. The guest's globs take `\` as an escape, as globset does where `/`
+/// is the only separator.
+fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '?' | '*' | '[' | ']' | '{' | '}' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
 }
 
 /// Who this process is, as the guest writes it into the journal's lock:
@@ -189,6 +205,29 @@ mod tests {
                 ".local/state/write-tool/journals/abc/**"
             ]
         );
+    }
+
+    /// The names are matched as themselves, by globs built as the guest
+    /// builds them.
+    #[test]
+    fn glob_characters_in_the_journal_path_match_themselves() {
+        let odd = "[x]*{a,b}?\\q";
+        let globs = protect_globs(
+            &Path::new("/home/u").join(odd).join("j"),
+            [Path::new("/home/u")].into_iter(),
+        );
+        let glob = |g: &str| {
+            globset::GlobBuilder::new(g)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .expect("a glob")
+                .compile_matcher()
+        };
+        assert!(glob(&globs[0]).is_match(format!("{odd}/j")));
+        assert!(glob(&globs[1]).is_match(format!("{odd}/j/log")));
+        assert!(!glob(&globs[0]).is_match("x/j"));
+        assert!(!glob(&globs[1]).is_match("xa/j/log"));
     }
 
     /// A process that exited but was not reaped holds no lock: its

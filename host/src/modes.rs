@@ -74,7 +74,10 @@ pub(crate) fn carry_over(
         }
     }
     let mut mode = old.st_mode & 0o7777;
-    if (uid, gid) != (old.st_uid, old.st_gid) {
+    // A file with other names may be one of a file outside the root (a
+    // hard link planted there): the write splits it off, and a content of
+    // the model's must not inherit a privilege granted to that file.
+    if (uid, gid) != (old.st_uid, old.st_gid) || old.st_nlink > 1 {
         mode &= !PRIVILEGE;
     }
     // A change of owner clears the privilege bits itself: set them last.

@@ -128,7 +128,8 @@ impl Root {
     /// `journal` (`docs/contract.md#journal`), a directory the guest gets
     /// as one more preopen, never as a root. Where it lies inside a root,
     /// it is protected there. The directory must be this user's and
-    /// writable by no one else, below directories no one else can replace
+    /// private (no access for group or others: it holds what every change
+    /// replaced), below directories no one else can replace
     /// (`crate::trust`); it is opened once, without following a link, and
     /// belongs to this root from then on (its `root` file says so).
     ///
@@ -184,10 +185,10 @@ impl Root {
     /// What the guest needs to find the journal, as settings: its preopen's
     /// name, and globs that protect it where it lies inside a root.
     pub(crate) fn journal_env(&self) -> Option<(String, Vec<String>)> {
-        let journal = self.journal()?;
+        let journal = self.journal.as_ref()?;
         Some((
             crate::journal::PREOPEN.to_owned(),
-            crate::journal::protect_globs(journal, self.paths()),
+            crate::journal::protect_globs(journal.guarded(), self.paths()),
         ))
     }
 

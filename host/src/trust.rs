@@ -136,6 +136,21 @@ mod unix {
     /// that do not exist yet, from the deepest that does), the way ssh's
     /// `StrictModes` checks a home directory.
     pub(crate) fn check_ancestors(absolute: &Path) -> Result<(), Untrusted> {
+        // A link on the path as written leads wherever its owner points it:
+        // another user's link (in `/tmp`, say) could send the directory
+        // into a tree of this user's that a model writes.
+        for dir in absolute.ancestors() {
+            if let Ok(stat) = rustix::fs::lstat(dir)
+                && FileType::from_raw_mode(stat.st_mode) == FileType::Symlink
+                && stat.st_uid != 0
+                && stat.st_uid != me()
+            {
+                return Err(Untrusted::Ancestor {
+                    path: dir.to_path_buf(),
+                    why: super::AncestorFault::OtherOwner,
+                });
+            }
+        }
         let existing = absolute
             .ancestors()
             .skip(1)

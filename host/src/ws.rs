@@ -305,8 +305,12 @@ impl Shared {
     /// server drains.
     async fn serve(&self, mut ws: tokio_tungstenite::WebSocketStream<TcpStream>) {
         let mut draining = self.draining.clone();
+        // Only a request restarts the idle time: pings and pongs (which
+        // client libraries send on their own, every 20 s for Python's
+        // `websockets`) do not keep a connection's slot.
+        let mut idle_until = tokio::time::Instant::now() + self.options.idle_timeout;
         loop {
-            let next = tokio::time::timeout(self.options.idle_timeout, ws.next());
+            let next = tokio::time::timeout_at(idle_until, ws.next());
             // A request not yet read when the server drains is never
             // started: the connection closes instead.
             let next = tokio::select! {
@@ -367,6 +371,7 @@ impl Shared {
                 Ok(Message::Close(_)) | Err(_) => break,
                 Ok(_) => continue,
             };
+            idle_until = tokio::time::Instant::now() + self.options.idle_timeout;
             // A client that does not read its answer loses the connection.
             let sent = tokio::time::timeout(self.write_timeout(), ws.send(Message::text(reply)));
             if !matches!(sent.await, Ok(Ok(()))) {

@@ -228,3 +228,65 @@ fn a_cancel_after_the_first_file_of_a_change_lets_it_finish() {
         "the cancel landed between the files in {landed} of {round} rounds"
     );
 }
+
+/// A change whose first step removes a file (the revert of a create and
+/// an update) is stopped at that removal by a cancel set before it, and
+/// once the removal is done a cancel no longer stops it: the update
+/// follows, never split. A watcher sets the flag the moment the created
+/// file is gone; the rounds where the updated file was still new then are
+/// counted.
+#[test]
+fn a_removal_is_a_commit_point_too() {
+    let p = Project::journaled();
+    p.write("y.txt", "old\n");
+    let revert = json!({"name": "revert", "arguments": {}});
+    let change = |round: usize| {
+        let writes = json!([
+            {"path": "y.txt", "content": format!("new {round}\n")},
+            {"path": "x.txt", "content": "made\n"},
+        ]);
+        let env = p.call(json!({"writes": writes}));
+        assert_eq!(env.code(), None, "{}", env.text);
+    };
+    // Cancelled before: nothing moves, and the change can still be undone.
+    change(0);
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let env = call(&p, revert.clone(), &cancel);
+    assert_eq!(env.text, CANCELLED);
+    assert!(p.exists("x.txt"));
+    assert_eq!(p.read_string("y.txt"), "new 0\n");
+    let env = p.call(revert.clone());
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(p.read_string("y.txt"), "old\n");
+    let (mut landed, mut round) = (0, 0);
+    while landed < WANTED && round < MAX_ROUNDS {
+        round += 1;
+        change(round);
+        let cancel = Cancel::new();
+        let done = AtomicBool::new(false);
+        let (env, mid_change) = std::thread::scope(|scope| {
+            let watcher = scope.spawn(|| {
+                while !done.load(Ordering::SeqCst) {
+                    if !p.exists("x.txt") {
+                        cancel.cancel();
+                        return fs::read_to_string(p.path("y.txt")).is_ok_and(|c| c != "old\n");
+                    }
+                    std::hint::spin_loop();
+                }
+                false
+            });
+            let env = call(&p, revert.clone(), &cancel);
+            done.store(true, Ordering::SeqCst);
+            (env, watcher.join().expect("the watcher"))
+        });
+        assert_eq!(env.code(), None, "round {round}: {}", env.text);
+        assert!(!p.exists("x.txt"), "round {round}");
+        assert_eq!(p.read_string("y.txt"), "old\n", "round {round}");
+        landed += usize::from(mid_change);
+    }
+    assert!(
+        landed >= WANTED,
+        "the cancel landed between the files in {landed} of {round} rounds"
+    );
+}

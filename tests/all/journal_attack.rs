@@ -351,3 +351,42 @@ fn a_file_and_its_own_directory_in_one_write_many_are_refused_in_words() {
     );
     assert_eq!(p.tree().without("journal"), before.without("journal"));
 }
+
+/// A link to a name no request could give (a C1 control, a backslash) is
+/// not written through: the journal would record a name that no undo
+/// could name again. Refused in words; nothing changes.
+#[test]
+fn a_link_to_a_name_no_request_could_give_is_not_written_through() {
+    for journaling in crate::support::JOURNALING {
+        let p = Project::with(journaling);
+        for (name, target) in [("csi", "x\u{9b}31m"), ("back", "a\\b")] {
+            p.write(target, "old\n");
+            p.symlink(target, name);
+            let before = p.tree();
+            let env = p.call(json!({"path": name, "content": "new\n"}));
+            env.assert_error("INVALID_PARAM");
+            assert!(env.text.contains("leads through a link"), "{}", env.text);
+            assert_eq!(p.tree(), before, "{name}");
+        }
+    }
+}
+
+/// A journal directory the library is given must be private: others who
+/// could read it would read what every change replaced.
+#[test]
+fn a_journal_directory_others_can_read_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = Project::new();
+    let journal = p.base().join("shared");
+    fs::create_dir(&journal).expect("journal");
+    fs::set_permissions(&journal, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let open = || {
+        write_tool::Root::open(p.root_dir(), write_tool::ambient_authority())
+            .expect("root")
+            .with_journal(&journal)
+    };
+    let err = open().expect_err("a journal others can read");
+    assert!(err.to_string().contains("not private"), "{err}");
+    fs::set_permissions(&journal, fs::Permissions::from_mode(0o700)).expect("chmod");
+    assert!(open().is_ok());
+}

@@ -68,6 +68,7 @@ impl Project {
         let mut p = Project::new();
         let journal = p.base.join("journal");
         fs::create_dir(&journal).expect("journal");
+        fs::set_permissions(&journal, fs::Permissions::from_mode(0o700)).expect("private");
         let root = Root::open_all_as(
             [p.base.join("root")],
             ProjectPreopen::Dot,
@@ -82,6 +83,7 @@ impl Project {
     /// (another file system, say: then what a change replaces is copied
     /// into it, not linked).
     pub fn journaled_in(journal: &Path) -> Project {
+        fs::set_permissions(journal, fs::Permissions::from_mode(0o700)).expect("private");
         let mut p = Project::new();
         let root = Root::open_all_as(
             [p.base.join("root")],

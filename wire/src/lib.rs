@@ -14,6 +14,7 @@
 //! - [`defaults`]: the limits a host gets when it sets none;
 //! - [`settings`]: the host's settings, as environment variables;
 //! - [`strict`]: JSON read without duplicate keys or trailing data;
+//! - [`temps`]: the names of the component's temp files;
 //! - [`messages`]: messages a host may recognise;
 //! - [`wit`]: the envelope's conversion into its WIT form.
 //!
@@ -32,6 +33,7 @@ pub mod request;
 pub mod roots;
 pub mod settings;
 pub mod strict;
+pub mod temps;
 pub mod wit;
 
 mod code;

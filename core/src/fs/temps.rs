@@ -5,28 +5,13 @@ use std::time::{Duration, SystemTime};
 
 use super::sys::{Dir, Kind};
 
-/// Prefix of the tool's temp files; the full name is
-/// `.wt-<16 hex digits>.tmp`, short and fixed-length so that a 255-byte
-/// target name still works.
-pub const TEMP_PREFIX: &str = ".wt-";
-/// Suffix of the tool's temp files.
-pub const TEMP_SUFFIX: &str = ".tmp";
+pub use write_tool_wire::temps::{TEMP_PREFIX, TEMP_SUFFIX, is_temp_name};
 
 /// How much older than a write's start a temp file must be for the write to
 /// sweep it away. Between its last `write` and its rename a live writer
 /// only syncs, so this margin keeps the sweep off the temp files of writers
 /// still running beside it.
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(1);
-
-/// Whether `name` is one of the tool's temp-file names.
-pub fn is_temp_name(name: &str) -> bool {
-    name.len() == TEMP_PREFIX.len() + 16 + TEMP_SUFFIX.len()
-        && name.starts_with(TEMP_PREFIX)
-        && name.ends_with(TEMP_SUFFIX)
-        && name[TEMP_PREFIX.len()..TEMP_PREFIX.len() + 16]
-            .bytes()
-            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
 
 /// A fresh temp-file name; `attempt` varies it after a collision.
 pub fn temp_name(attempt: u32) -> String {

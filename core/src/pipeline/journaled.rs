@@ -304,13 +304,16 @@ fn save_old(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((None, 0, false)),
         Err(e) => return Err(failure(&s.plan, &e)),
     };
-    if s.plan.shared || now.link_count > 1 {
-        let unsaved = State {
+    let unsaved = || {
+        let state = State {
             digest: String::new(),
             size: 0,
             mtime_ms: None,
         };
-        return Ok((Some(unsaved), 0, true));
+        Ok((Some(state), 0, true))
+    };
+    if s.plan.shared || now.link_count > 1 {
+        return unsaved();
     }
     let as_read = s
         .plan
@@ -322,6 +325,11 @@ fn save_old(
         Some(bytes) => bytes,
         None => {
             let file = s.dir.open_read_at(name).map_err(|e| io(&e))?;
+            // The file opened, not the name looked at: a hard link put in
+            // its place between the two is not read either.
+            if file.stat().map_err(|e| io(&e))?.link_count > 1 {
+                return unsaved();
+            }
             read = file.read_all(now.len).map_err(|e| io(&e))?;
             &read
         }

@@ -38,7 +38,7 @@ pub(super) fn recover(held: &Held<'_>, roots: &Roots, config: &Config) -> Result
         return Ok(());
     };
     let record = its_record(held, &pending)?;
-    let files = left(roots, &pending, record.as_ref());
+    let files = left(roots, &pending, record.as_ref(), config);
     let done = match &record {
         Some(record) if files.iter().all(|f| f.state() != State::Blocked) => finish(&files),
         Some(record) => roll_back(held, &files, record, config),
@@ -95,17 +95,27 @@ struct Left<'r, 'c> {
     change: Option<&'c FileChange>,
 }
 
-/// The files the mark names that still resolve under a root.
+/// The files the mark names that still resolve under a root to a place a
+/// write may change, with temp files of the tool's own names. The mark
+/// and the records are the tool's own, in a directory no model reaches;
+/// still, recovery writes nothing a call could not.
 fn left<'r, 'c>(
     roots: &'r Roots,
     pending: &Pending,
     record: Option<&'c Record>,
+    config: &Config,
 ) -> Vec<Left<'r, 'c>> {
     let mut files = Vec::with_capacity(pending.temps.len());
     for (i, (path, temp)) in pending.temps.iter().enumerate() {
+        if temp.as_deref().is_some_and(|t| !fs::temps::is_temp_name(t)) {
+            continue;
+        }
         let Ok(target) = target::resolve(roots, ToolName::WriteFile, path) else {
             continue;
         };
+        if target.check_writable(false, config).is_err() {
+            continue;
+        }
         let Ok(dir) = parent_of(&target) else {
             continue;
         };
@@ -313,5 +323,35 @@ mod tests {
         let (last, _) = held.last().unwrap().unwrap();
         assert_eq!((last.kind, last.of), (Kind::Void, Some(record.seq)));
         assert_eq!(held.pending().unwrap(), None);
+    }
+
+    /// A mark names only files a write may change and temp files of the
+    /// tool's own names, or recovery passes them over: a forged mark
+    /// (a journal some hand wrote) moves nothing into `.git` or from
+    /// elsewhere.
+    #[test]
+    fn a_mark_naming_protected_files_or_foreign_temps_is_passed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let root_path = dir.path().join("root");
+        std::fs::create_dir_all(root_path.join(".git")).unwrap();
+        let roots = Roots::single(Dir::from_path(&root_path));
+        let config = Config::default();
+        let temp = ".wt-0123456789abcdef.tmp".to_owned();
+        let pending = Pending {
+            seq: 1,
+            temps: vec![
+                (".git/config".into(), Some(temp.clone())),
+                ("a.txt".into(), Some("payload".into())),
+                ("b.txt".into(), Some("../b.wt-0123456789abcdef.tmp".into())),
+                ("c.txt".into(), Some(temp)),
+                ("d.txt".into(), None),
+            ],
+            dirs: Vec::new(),
+        };
+        let names: Vec<String> = left(&roots, &pending, None, &config)
+            .into_iter()
+            .map(|f| f.name)
+            .collect();
+        assert_eq!(names, ["c.txt", "d.txt"]);
     }
 }

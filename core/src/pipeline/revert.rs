@@ -299,8 +299,13 @@ fn read_current(target: &Target<'_>) -> Result<Current, ToolError> {
         }
         Ok(stat) if stat.kind == EntryKind::File => {
             let file = target.root.open_read_at(&rel).map_err(reading)?;
-            let bytes = file.read_all(stat.len).map_err(reading)?;
-            Ok(Current::Read(bytes, stat.modified))
+            // The file opened, not the name looked at, is what is read.
+            let opened = file.stat().map_err(reading)?;
+            if opened.link_count > 1 {
+                return Ok(Current::Shared(opened.len, opened.modified));
+            }
+            let bytes = file.read_all(opened.len).map_err(reading)?;
+            Ok(Current::Read(bytes, opened.modified))
         }
         Ok(stat) if stat.kind == EntryKind::Directory => Err(ToolError::is_directory()),
         Ok(_) => Err(ToolError::not_regular_file()),

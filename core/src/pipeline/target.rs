@@ -62,6 +62,18 @@ impl Target<'_> {
         config: &Config,
     ) -> Result<(), ToolError> {
         let resolved = &self.resolved;
+        // A link may lead to a name no request could give (a control
+        // character, a backslash): the journal records the name reached,
+        // and an undo must be able to name it again.
+        let reached = resolved.display();
+        if !reached.is_empty()
+            && let Err(err) = crate::path::check_characters(&reached)
+        {
+            return Err(ToolError::invalid_param(format!(
+                "The path leads through a link to a name this tool does not write. {}",
+                err.message()
+            )));
+        }
         // Only host patterns care (`.git` is matched in any case anyway).
         let folds_case = config.protection.has_patterns() && {
             let existing = resolved.existing_dirs + usize::from(resolved.kind == TargetKind::File);

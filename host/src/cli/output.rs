@@ -79,7 +79,7 @@ pub(crate) fn printable(text: &str) -> String {
     text.chars()
         .map(|c| {
             if unprintable(c) {
-                format!("\\u{{{:04X}}}", c as u32)
+                format!("\\u{{{:X}}}", c as u32)
             } else {
                 c.to_string()
             }

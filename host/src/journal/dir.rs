@@ -33,8 +33,16 @@ pub(crate) type Identity = (u64, u64, i64, u32);
 #[derive(Debug)]
 pub(crate) struct JournalDir {
     fd: OwnedFd,
-    /// Its path, for messages and for protecting it inside a root.
+    /// Its path as given, for messages.
     path: PathBuf,
+    /// What is protected where it lies inside a root, with every link
+    /// resolved: the base that holds every root's journal (a model that
+    /// could write another root's journal could change that root's files
+    /// through its recovery), or the journal itself when it was given as
+    /// is. Compared with the roots' canonical paths: the path as given may
+    /// reach a root by another spelling (a home directory through a link),
+    /// which a comparison of spellings would miss.
+    guarded: PathBuf,
     id: Identity,
 }
 
@@ -43,6 +51,13 @@ fn error(path: &Path, why: impl std::fmt::Display) -> JournalError {
         path: path.to_path_buf(),
         why: why.to_string(),
     }
+}
+
+/// Where the directory `fd` holds really is: what `/proc` says of the
+/// handle (the directory itself, whatever its path names by now), else
+/// its path canonicalized.
+fn real_path(fd: &OwnedFd, path: &Path) -> io::Result<PathBuf> {
+    std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).or_else(|_| path.canonicalize())
 }
 
 fn identity_of(fd: BorrowedFd<'_>) -> io::Result<Identity> {
@@ -87,7 +102,8 @@ impl JournalDir {
         let name = key(root);
         let path = base.join(&name);
         let fd = open_private(&base_fd, &name).map_err(|e| error(&path, e))?;
-        JournalDir::adopt(fd, path, root, root_dir).map(Some)
+        let guarded = real_path(&base_fd, &base).map_err(|e| error(&base, e))?;
+        JournalDir::adopt(fd, path, guarded, root, root_dir).map(Some)
     }
 
     /// The journal in `dir` itself, for the root at `root` whose directory
@@ -100,7 +116,9 @@ impl JournalDir {
     ) -> Result<JournalDir, JournalError> {
         let path = std::path::absolute(dir).map_err(|e| error(dir, e))?;
         let fd = trust::open_dir(&path).map_err(|e| error(&path, e))?;
-        JournalDir::adopt(fd, path, root, root_dir)
+        private(&fd).map_err(|e| error(&path, e))?;
+        let guarded = real_path(&fd, &path).map_err(|e| error(&path, e))?;
+        JournalDir::adopt(fd, path, guarded, root, root_dir)
     }
 
     /// The journal `fd` for the root at `root`: refused if it is another
@@ -109,6 +127,7 @@ impl JournalDir {
     fn adopt(
         fd: OwnedFd,
         path: PathBuf,
+        guarded: PathBuf,
         root: &Path,
         root_dir: BorrowedFd<'_>,
     ) -> Result<JournalDir, JournalError> {
@@ -129,7 +148,12 @@ impl JournalDir {
         }
         write_note(&fd, root, root_id).map_err(|e| error(&path, e))?;
         let id = identity_of(fd.as_fd()).map_err(|e| error(&path, e))?;
-        let journal = JournalDir { fd, path, id };
+        let journal = JournalDir {
+            fd,
+            path,
+            guarded,
+            id,
+        };
         journal.remove_dead_holders();
         Ok(journal)
     }
@@ -137,6 +161,11 @@ impl JournalDir {
     /// Its path.
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// What is protected where it lies inside a root, links resolved.
+    pub(crate) fn guarded(&self) -> &Path {
+        &self.guarded
     }
 
     /// Its device and inode: how the commit gate tells the journal's
@@ -255,7 +284,13 @@ fn open_private(base: &OwnedFd, name: &str) -> Result<OwnedFd, String> {
         }
         e => io::Error::from(e).to_string(),
     })?;
-    let stat = rustix::fs::fstat(&fd).map_err(|e| io::Error::from(e).to_string())?;
+    private(&fd)?;
+    Ok(fd)
+}
+
+/// Refuse a journal directory that is not this user's alone.
+fn private(fd: &OwnedFd) -> Result<(), String> {
+    let stat = rustix::fs::fstat(fd).map_err(|e| io::Error::from(e).to_string())?;
     if stat.st_uid != trust::me() {
         return Err("it is owned by another user".into());
     }
@@ -266,7 +301,7 @@ fn open_private(base: &OwnedFd, name: &str) -> Result<OwnedFd, String> {
             stat.st_mode & 0o777
         ));
     }
-    Ok(fd)
+    Ok(())
 }
 
 /// A regular file in `dir`, opened for reading without following a link.

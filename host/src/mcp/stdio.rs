@@ -27,6 +27,8 @@
 
 use std::fmt;
 use std::future::{Future, ready};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::RoleServer;
 use rmcp::model::{ErrorCode as RpcCode, ErrorData, JsonRpcMessage, RequestId, ServerResult};
@@ -41,6 +43,28 @@ use tokio::task::JoinHandle;
 use super::tools::result;
 use crate::envelope::{invalid_request, request_too_long};
 
+/// How many bytes of answers may wait for a client that does not read
+/// them before no more requests are read: a client that only writes
+/// stops being read, instead of filling the host's memory with answers.
+const MAX_BACKLOG_BYTES: usize = 8 << 20;
+
+/// The bytes queued and not yet written, and a wake-up each time some are.
+#[derive(Default)]
+struct Backlog {
+    bytes: AtomicUsize,
+    written: tokio::sync::Notify,
+}
+
+impl Backlog {
+    /// Once the backlog is within its bound.
+    async fn room(&self) {
+        while self.bytes.load(Ordering::SeqCst) > MAX_BACKLOG_BYTES {
+            // A wake-up sent before this wait is kept for it (`notify_one`).
+            self.written.notified().await;
+        }
+    }
+}
+
 /// How much of a line over the limit is kept to look for its `id`: clients
 /// write `jsonrpc`, `id` and `method` before `params`.
 const HEAD_BYTES: usize = 4096;
@@ -53,7 +77,8 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let (out, queue) = unbounded_channel();
-    let writer = tokio::spawn(write_lines(write, queue));
+    let backlog = Arc::new(Backlog::default());
+    let writer = tokio::spawn(write_lines(write, queue, Arc::clone(&backlog)));
     let lines = Lines {
         read: BufReader::new(read),
         initialized: false,
@@ -61,6 +86,7 @@ where
         over: false,
         max_line_bytes,
         out,
+        backlog,
         stop: None,
     };
     (lines, writer)
@@ -104,11 +130,17 @@ async fn read_line<R: AsyncRead + Unpin>(
 /// Messages are written by one task, in the order they were sent, so that
 /// neither a reply of the transport's own nor a cancelled receive can cut
 /// into another message.
-async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut queue: UnboundedReceiver<Vec<u8>>) {
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut write: W,
+    mut queue: UnboundedReceiver<Vec<u8>>,
+    backlog: Arc<Backlog>,
+) {
     while let Some(message) = queue.recv().await {
         if write.write_all(&message).await.is_err() {
             return;
         }
+        backlog.bytes.fetch_sub(message.len(), Ordering::SeqCst);
+        backlog.written.notify_one();
         if queue.is_empty() && write.flush().await.is_err() {
             return;
         }
@@ -126,6 +158,8 @@ pub(super) struct Lines<R> {
     over: bool,
     max_line_bytes: usize,
     out: UnboundedSender<Vec<u8>>,
+    /// What `out` holds: no line is read while it is over its bound.
+    backlog: Arc<Backlog>,
     /// Once it reads true, no more lines are read: the input ends.
     stop: Option<tokio::sync::watch::Receiver<bool>>,
 }
@@ -141,6 +175,11 @@ impl<R: AsyncRead + Unpin> Lines<R> {
     fn queue(&self, message: &TxJsonRpcMessage<RoleServer>) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(message)?;
         bytes.push(b'\n');
+        self.send_bytes(bytes)
+    }
+
+    fn send_bytes(&self, bytes: Vec<u8>) -> std::io::Result<()> {
+        self.backlog.bytes.fetch_add(bytes.len(), Ordering::SeqCst);
         self.out
             .send(bytes)
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "output closed"))
@@ -179,23 +218,25 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for Lines<R> {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            // A line in progress stays in `self.line`: reading is
+            // cancel-safe, as rmcp's select needs it to be anyway.
+            let read = async {
+                self.backlog.room().await;
+                read_line(
+                    &mut self.read,
+                    &mut self.line,
+                    &mut self.over,
+                    self.max_line_bytes,
+                )
+                .await
+            };
             let read = match &mut self.stop {
-                // A line in progress stays in `self.line`: reading is
-                // cancel-safe, as rmcp's select needs it to be anyway.
                 Some(stop) => tokio::select! {
                     biased;
                     _ = stop.wait_for(|s| *s) => return None,
-                    read = read_line(&mut self.read, &mut self.line, &mut self.over, self.max_line_bytes) => read,
+                    read = read => read,
                 },
-                None => {
-                    read_line(
-                        &mut self.read,
-                        &mut self.line,
-                        &mut self.over,
-                        self.max_line_bytes,
-                    )
-                    .await
-                }
+                None => read.await,
             };
             match read {
                 Ok(true) => {}
@@ -296,7 +337,7 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         let mut bytes = value.to_string().into_bytes();
         bytes.push(b'\n');
         // Output already closed means the client is gone; nothing to tell.
-        let _ = self.out.send(bytes);
+        let _ = self.send_bytes(bytes);
     }
 }
 
@@ -390,5 +431,37 @@ mod tests {
                 .id
                 .is_none()
         );
+    }
+
+    /// Answers a client leaves unread past the bound stop the reading of
+    /// its requests; once it reads them, reading goes on.
+    #[tokio::test]
+    async fn a_client_that_does_not_read_stops_being_read() {
+        use futures_util::FutureExt;
+        use rmcp::transport::Transport;
+
+        let input = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+"#;
+        let (mut client, server) = tokio::io::duplex(4096);
+        let (mut lines, _writer) = super::lines(&input[..], server, 1 << 20);
+        let big = format!(
+            r#"{{"status":"success","data":null,"text":"{}","stats":{{}},"context":{{}},"error":null}}"#,
+            "x".repeat(super::MAX_BACKLOG_BYTES)
+        );
+        let answer = rmcp::model::JsonRpcMessage::response(
+            rmcp::model::ServerResult::CallToolResult(super::result(big)),
+            NumberOrString::Number(0),
+        );
+        lines.send(answer).await.expect("queued");
+        assert!(
+            lines.receive().now_or_never().is_none(),
+            "a request read while the answers wait"
+        );
+        tokio::spawn(async move { tokio::io::copy(&mut client, &mut tokio::io::sink()).await });
+        let request = lines
+            .receive()
+            .await
+            .expect("the request, once the answers are read");
+        assert!(matches!(request, rmcp::model::JsonRpcMessage::Request(_)));
     }
 }

@@ -367,3 +367,83 @@ impl Drop for Serve {
         let _ = self.child.wait();
     }
 }
+
+/// A journal inside the root reached by another spelling of the root's
+/// path (through a link: a home directory that is one) is protected there
+/// all the same: a model can neither read its records nor write them.
+#[test]
+fn a_journal_inside_the_root_by_another_spelling_is_protected() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let real = dir.path().join("proj");
+    fs::create_dir(&real).expect("root");
+    let alias = dir.path().join("alias");
+    std::os::unix::fs::symlink("proj", &alias).expect("symlink");
+    let base = alias.join(".wt");
+    assert_eq!(write_with(&alias, &base).status.code(), Some(0));
+    let key = fs::read_dir(real.join(".wt"))
+        .expect("the journal base, in the root")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.is_dir())
+        .expect("the root's journal");
+    let key = key.file_name().expect("a name").to_str().expect("UTF-8");
+    let log = format!(".wt/{key}/log");
+    let before = fs::read(real.join(&log)).expect("the log");
+    for (path, dry_run) in [
+        (log.as_str(), true),
+        (log.as_str(), false),
+        (".wt/x", false),
+    ] {
+        let request = serde_json::json!({
+            "name": "Write",
+            "arguments": {"path": path, "content": "forged\n", "dry_run": dry_run}
+        });
+        let out = run(
+            &[
+                "--root",
+                &root_arg(&alias),
+                "--journal",
+                base.to_str().expect("UTF-8"),
+                "call",
+            ],
+            request.to_string().as_bytes(),
+        );
+        let env: Value = envelope(&out);
+        assert_eq!(env["error"]["code"], "ACCESS_DENIED", "{path}: {env}");
+        assert!(!env.to_string().contains("\"seq\""), "records shown: {env}");
+    }
+    assert_eq!(fs::read(real.join(&log)).expect("the log"), before);
+    assert!(!real.join(".wt/x").exists());
+}
+
+/// A link on the journal's path that another user owns (in `/tmp`, say)
+/// could send the journal anywhere: it is refused, named. Needs root, to
+/// give the link to another user.
+#[test]
+fn a_link_another_user_owns_on_the_journal_path_is_refused() {
+    if !write_tool_test_support::capability::runs(
+        write_tool_test_support::capability::is_root(),
+        "a link another user owns",
+        "root (to give a link to another user)",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, elsewhere) = (dir.path().join("root"), dir.path().join("elsewhere"));
+    fs::create_dir(&root).expect("root");
+    fs::create_dir(&elsewhere).expect("elsewhere");
+    let link = dir.path().join("planted");
+    std::os::unix::fs::symlink(&elsewhere, &link).expect("symlink");
+    std::os::unix::fs::lchown(&link, Some(4101), Some(4101)).expect("lchown");
+    let out = write_with(&root, &link.join("journals"));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = stderr(&out);
+    assert!(err.contains("planted"), "{err}");
+    assert!(err.contains("owned by another user"), "{err}");
+    assert!(!root.join("f.txt").exists());
+    // The same link, this user's: used.
+    std::os::unix::fs::lchown(&link, Some(0), Some(0)).expect("lchown");
+    assert_eq!(
+        write_with(&root, &link.join("journals")).status.code(),
+        Some(0)
+    );
+}

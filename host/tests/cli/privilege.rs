@@ -135,3 +135,45 @@ fn a_file_that_changes_owner_loses_set_user_and_group_id() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(owner_and_mode(&root.join("prog")), (WRITER, WRITER, 0o755));
 }
+
+/// A hard link in the root to a setuid file outside it: the write splits
+/// it off, and the content written does not inherit the privilege, even
+/// where the owner is kept (root writing root's file).
+#[test]
+fn a_hard_linked_setuid_file_split_off_loses_set_user_and_group_id() {
+    if !is_root() {
+        return;
+    }
+    for journal in [true, false] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
+        fs::create_dir(&root).expect("root");
+        fs::create_dir(&outside).expect("outside");
+        let helper = outside.join("helper");
+        fs::write(&helper, "#!/bin/sh\ntrue\n").expect("plant");
+        fs::set_permissions(&helper, fs::Permissions::from_mode(0o6755)).expect("chmod");
+        fs::hard_link(&helper, root.join("helper")).expect("link");
+        let (root_s, base) = (root_arg(&root), dir.path().join("journals"));
+        let mut args = vec!["--root", root_s.as_str()];
+        if journal {
+            args.extend(["--journal", base.to_str().expect("UTF-8")]);
+        } else {
+            args.push("--no-journal");
+        }
+        let write: Vec<&str> = [
+            &args[..],
+            &["write", "helper", "--content", "#!/bin/sh\nid\n"],
+        ]
+        .concat();
+        let out = run_as(None, &write);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let (uid, _, mode) = owner_and_mode(&root.join("helper"));
+        assert_eq!((uid, mode), (0, 0o755), "journal {journal}");
+        // The file outside is untouched, privilege and all.
+        assert_eq!(owner_and_mode(&helper).2, 0o6755);
+        assert_eq!(
+            fs::read_to_string(&helper).expect("read"),
+            "#!/bin/sh\ntrue\n"
+        );
+    }
+}
