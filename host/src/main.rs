@@ -15,9 +15,9 @@ use anyhow::{Context, bail};
 use write_tool::mcp::RootsError;
 use write_tool::{Options, Root, WriteTool, ambient_authority};
 
-use cli::commands;
 use cli::flags::{Cli, Command};
 use cli::output::EXIT_USAGE;
+use cli::{commands, journal, serving};
 
 /// The per-call log on stderr (`write_tool::log`): what `RUST_LOG` asks
 /// for (`RUST_LOG=write_tool=info`: a line per call), nothing without it,
@@ -81,7 +81,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         let tool = WriteTool::new(options)
             .map_err(anyhow::Error::from)
             .context("cannot start the tool")?;
-        return commands::mcp(tool, roots, limit);
+        return serving::mcp(tool, roots, limit);
     }
     let root = match cli.command {
         Command::Schema => None,
@@ -143,18 +143,16 @@ fn dispatch(
         Command::Patch { dry_run } => commands::patch(&tool, &root, dry_run, limit, pretty),
         Command::Call => commands::call(&tool, &root, limit, pretty),
         serve @ Command::Serve { .. } => serve_command(serve, tool, root, ws, limit),
-        Command::WriteMany { dry_run } => {
-            commands::write_many(&tool, &root, dry_run, limit, pretty)
-        }
+        Command::WriteMany { dry_run } => journal::write_many(&tool, &root, dry_run, limit, pretty),
         Command::Undo {
             id,
             to,
             force,
             dry_run,
-        } => commands::undo(&tool, &root, id, to, force, dry_run, pretty),
-        Command::Checkpoint { name } => commands::checkpoint(&tool, &root, &name, pretty),
-        Command::History { path, json } => commands::history(&tool, &root, path, json),
-        Command::Journal { action } => commands::journal(&tool, &root, action),
+        } => journal::undo(&tool, &root, id, to, force, dry_run, pretty),
+        Command::Checkpoint { name } => journal::checkpoint(&tool, &root, &name, pretty),
+        Command::History { path, json } => journal::history(&tool, &root, path, json),
+        Command::Journal { action } => journal::journal(&tool, &root, action),
         Command::Schema | Command::Component { .. } | Command::Mcp => {
             unreachable!("answered above")
         }
@@ -184,7 +182,7 @@ fn serve_command(
         unreachable!("called for serve");
     };
     let Some(addrs) = ws else {
-        return commands::serve(&tool, &root, limit);
+        return serving::serve(&tool, &root, limit);
     };
     if metrics {
         write_tool::metrics::enable();
@@ -197,7 +195,7 @@ fn serve_command(
         write_timeout: std::time::Duration::from_millis(ws_write_timeout_ms),
         max_connections: usize::try_from(ws_max_connections).unwrap_or(64),
     };
-    commands::serve_ws(tool, root, addrs, options, probe_listen)
+    serving::serve_ws(tool, root, addrs, options, probe_listen)
 }
 
 /// The addresses `--ws HOST:PORT` resolves to, all of them loopback ones
@@ -219,7 +217,7 @@ fn listen_addrs(addr: &str, allow_remote: bool) -> anyhow::Result<(String, Vec<S
 
 /// The roots of `mcp`: those `--root` names, or the client's with the
 /// current directory for a client that offers none.
-fn mcp_roots(roots: Vec<PathBuf>, options: &Options) -> commands::McpRoots {
+fn mcp_roots(roots: Vec<PathBuf>, options: &Options) -> serving::McpRoots {
     if !roots.is_empty() {
         let shown = roots
             .iter()
@@ -227,8 +225,8 @@ fn mcp_roots(roots: Vec<PathBuf>, options: &Options) -> commands::McpRoots {
             .collect::<Vec<_>>()
             .join(", ");
         return match options.root(&roots, ambient_authority()) {
-            Ok(root) => commands::McpRoots::Given(root),
-            Err(e) => commands::McpRoots::Broken(RootsError::Configured {
+            Ok(root) => serving::McpRoots::Given(root),
+            Err(e) => serving::McpRoots::Broken(RootsError::Configured {
                 roots: shown,
                 reason: e.to_string(),
             }),
@@ -240,7 +238,7 @@ fn mcp_roots(roots: Vec<PathBuf>, options: &Options) -> commands::McpRoots {
         .filter(|cwd| cwd.parent().is_some())
         .and_then(|cwd| options.root([cwd], ambient_authority()).ok())
         .ok_or(RootsError::NoProject);
-    commands::McpRoots::FollowClient(own)
+    serving::McpRoots::FollowClient(own)
 }
 
 /// The roots `--root` names, or the current directory, with the journal

@@ -1,5 +1,5 @@
 //! The shape of the house: no crate's files import one another in a
-//! circle.
+//! circle, and no source file grows past one concern.
 //!
 //! Read file by file, every path a file uses (`use crate::…`, `use
 //! super::…`, a child module's name in a `use` or in code — a parent
@@ -300,18 +300,59 @@ fn no_file_of_any_crate_imports_in_a_circle() {
     );
 }
 
+/// Most lines a source file of a crate's `src/` may have before its
+/// tests. A file past it holds more than one concern; clippy's
+/// `too_many_lines` (`clippy.toml`) keeps each function to a screen the
+/// same way. Test files are exempt: a file of tests is one topic however
+/// many cases it tries, and each test stands alone.
+const MAX_FILE_LINES: usize = 500;
+
+#[test]
+fn no_source_file_passes_its_bound() {
+    let mut over = Vec::new();
+    for dir in CRATES.iter().filter(|d| d.ends_with("/src")) {
+        for file in modules(&workspace().join(dir)).values() {
+            let text = std::fs::read_to_string(file).expect("read");
+            let code = match text.find("#[cfg(test)]\nmod tests") {
+                Some(at) => &text[..at],
+                None => &text,
+            };
+            let lines = code.lines().count();
+            if lines > MAX_FILE_LINES {
+                over.push(format!("{} ({lines} lines)", file.display()));
+            }
+        }
+    }
+    assert!(
+        over.is_empty(),
+        "over {MAX_FILE_LINES} lines before their tests: {over:?}"
+    );
+}
+
 #[test]
 fn the_error_module_imports_nothing_from_the_crate() {
     let src = workspace().join("core/src");
     let modules = modules(&src);
-    let text = std::fs::read_to_string(src.join("error.rs")).expect("read");
-    let module = vec!["error".to_owned()];
-    let used: Vec<_> = paths(&code(&text), &BTreeSet::new())
-        .into_iter()
-        .filter_map(|p| target(&p, &module, &modules))
-        .filter(|t| *t != module)
-        .collect();
-    assert!(used.is_empty(), "error.rs uses {used:?}");
+    let mut files = 0;
+    for (module, file) in modules
+        .iter()
+        .filter(|(m, _)| m.first().is_some_and(|n| n == "error"))
+    {
+        files += 1;
+        let text = std::fs::read_to_string(file).expect("read");
+        let children: BTreeSet<String> = modules
+            .keys()
+            .filter(|m| m.len() == module.len() + 1 && m.starts_with(module))
+            .filter_map(|m| m.last().cloned())
+            .collect();
+        let used: Vec<_> = paths(&code(&text), &children)
+            .into_iter()
+            .filter_map(|p| target(&p, module, &modules))
+            .filter(|t| t.first().is_none_or(|n| n != "error"))
+            .collect();
+        assert!(used.is_empty(), "{} uses {used:?}", file.display());
+    }
+    assert!(files > 1, "the error module's files: {files}");
 }
 
 #[test]

@@ -4,6 +4,7 @@ use std::io::{self, BufRead, IsTerminal, Read};
 use std::path::PathBuf;
 
 use anyhow::Context;
+use write_tool::{invalid_request, request_too_long};
 
 /// The content of `write`: given inline, read from a file, or read from
 /// stdin.
@@ -97,3 +98,18 @@ pub(crate) fn widen_stdin_pipe() {
 
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn widen_stdin_pipe() {}
+
+/// The envelope of a request made from all of stdin by `make`, which says
+/// why the bytes are no such request when they are not; `empty` is the
+/// message when stdin held nothing.
+pub(crate) fn from_stdin(
+    limit: usize,
+    empty: &str,
+    make: impl FnOnce(Vec<u8>) -> Result<String, &'static str>,
+) -> anyhow::Result<String> {
+    Ok(match request(&mut io::stdin().lock(), limit, false)? {
+        Some(Request::Complete(bytes)) => make(bytes).unwrap_or_else(invalid_request),
+        Some(Request::TooLong(limit)) => invalid_request(&request_too_long(limit)),
+        None => invalid_request(empty),
+    })
+}

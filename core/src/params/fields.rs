@@ -1,0 +1,180 @@
+//! A write's parameters, and the checks every request's fields share.
+
+use serde_json::{Map, Value};
+
+use write_tool_wire::echo;
+use write_tool_wire::request::ToolName;
+
+use crate::error::ToolError;
+
+/// One validated request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// Which name the call used.
+    pub tool: ToolName,
+    /// The path as given.
+    pub path: String,
+    /// The content to write.
+    pub content: String,
+    /// Compute everything, change nothing.
+    pub dry_run: bool,
+    /// Optimistic lock: the file's mtime in milliseconds since the epoch.
+    pub expected_mtime_ms: Option<i64>,
+    /// Optimistic lock: the file's size.
+    pub expected_size_bytes: Option<u64>,
+    /// Optimistic lock: the file's SHA-256, lowercase or uppercase hex.
+    pub expected_sha256: Option<String>,
+    /// Keep the old file's encoding, byte-order mark and line endings
+    /// (`docs/contract.md#format`); `false` writes the content as given.
+    pub keep_format: bool,
+    /// Refuse to replace a file that exists.
+    pub create_only: bool,
+    /// Report the SHA-256 of the file in the envelope's lock values.
+    pub report_sha256: bool,
+    /// The encoding the caller says the old file is in: replaces detection
+    /// (`docs/contract.md#format`).
+    pub encoding: Option<&'static encoding_rs::Encoding>,
+}
+
+impl Request {
+    /// A `Write` request from the typed WIT arguments.
+    pub fn new(path: String, content: String, dry_run: bool) -> Self {
+        Request {
+            tool: ToolName::Write,
+            path,
+            content,
+            dry_run,
+            expected_mtime_ms: None,
+            expected_size_bytes: None,
+            expected_sha256: None,
+            keep_format: true,
+            create_only: false,
+            report_sha256: false,
+            encoding: None,
+        }
+    }
+
+    /// The `params_input` echo of typed arguments.
+    pub fn echo(&self) -> Value {
+        echo::typed(&self.path, &self.content, self.dry_run)
+    }
+}
+
+pub(super) fn request_from(
+    mut args: Map<String, Value>,
+    tool: ToolName,
+) -> (Value, Result<Request, ToolError>) {
+    // Move the content out instead of copying it: it can be many MiB.
+    let content = match args.get_mut("content") {
+        Some(Value::String(text)) => {
+            let text = std::mem::take(text);
+            args.insert("content".into(), echo::content(&text));
+            Some(text)
+        }
+        _ => None,
+    };
+    let result = fields(&args, content, tool);
+    (echo::arguments(args), result)
+}
+
+pub(super) fn fields(
+    args: &Map<String, Value>,
+    content: Option<String>,
+    tool: ToolName,
+) -> Result<Request, ToolError> {
+    let path = match args.get("path") {
+        Some(Value::String(path)) => path.clone(),
+        Some(_) => return Err(wrong_type("path", "a string")),
+        None => return Err(missing("path")),
+    };
+    let content = match (content, args.get("content")) {
+        (Some(content), _) => content,
+        (None, Some(_)) => return Err(wrong_type("content", "a string")),
+        (None, None) => return Err(missing("content")),
+    };
+    let dry_run = flag(args, "dry_run", false)?;
+    let keep_format = flag(args, "keep_format", true)?;
+    let create_only = flag(args, "create_only", false)?;
+    let report_sha256 = flag(args, "report_sha256", false)?;
+    let expected_mtime_ms = match args.get("expected_mtime_ms") {
+        None => None,
+        Some(v) => Some(
+            v.as_i64()
+                .ok_or_else(|| wrong_type("expected_mtime_ms", "an integer"))?,
+        ),
+    };
+    let expected_size_bytes = match args.get("expected_size_bytes") {
+        None => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| wrong_type("expected_size_bytes", "a non-negative integer"))?,
+        ),
+    };
+    let expected_sha256 = match args.get("expected_sha256") {
+        None => None,
+        Some(Value::String(hex))
+            if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            Some(hex.to_ascii_lowercase())
+        }
+        Some(_) => return Err(wrong_type("expected_sha256", "a 64-digit hex string")),
+    };
+    let encoding = match args.get("encoding") {
+        None => None,
+        Some(Value::String(label)) => Some(
+            encoding_rs::Encoding::for_label(label.trim().as_bytes())
+                .filter(|e| *e != encoding_rs::REPLACEMENT && *e != encoding_rs::X_USER_DEFINED)
+                .ok_or_else(|| {
+                    ToolError::invalid_param(format!(
+                        "Parameter 'encoding' must name an encoding (a WHATWG label such as \
+                         utf-8, windows-1252, shift_jis, gbk), not '{}'.",
+                        truncate(label, 64)
+                    ))
+                })?,
+        ),
+        Some(_) => return Err(wrong_type("encoding", "a string naming an encoding")),
+    };
+    Ok(Request {
+        tool,
+        path,
+        content,
+        dry_run,
+        expected_mtime_ms,
+        expected_size_bytes,
+        expected_sha256,
+        keep_format,
+        create_only,
+        report_sha256,
+        encoding,
+    })
+}
+
+/// The boolean parameter `name`, `default` when absent.
+pub(super) fn flag(
+    args: &Map<String, Value>,
+    name: &str,
+    default: bool,
+) -> Result<bool, ToolError> {
+    match args.get(name) {
+        None => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(wrong_type(name, "a boolean")),
+    }
+}
+
+#[cold]
+pub(super) fn missing(name: &str) -> ToolError {
+    ToolError::invalid_param(format!("Missing required parameter '{name}'."))
+}
+
+#[cold]
+pub(super) fn wrong_type(name: &str, what: &str) -> ToolError {
+    ToolError::invalid_param(format!("Parameter '{name}' must be {what}."))
+}
+
+pub(super) fn truncate(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}

@@ -1,0 +1,188 @@
+//! The commands, and what each takes.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Write one file. Content comes from --content, --content-file, or stdin.
+    Write {
+        /// Path relative to the root, with '/' separators.
+        path: String,
+        /// Compute the diff, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Only create: refuse (CONFLICT) if the file exists.
+        #[arg(long)]
+        create_only: bool,
+        /// Write the content exactly as given, in UTF-8, instead of keeping
+        /// the file's encoding, byte-order mark and line endings.
+        #[arg(long)]
+        as_given: bool,
+        /// The content, given inline (it may start with '-').
+        #[arg(long, conflicts_with = "content_file", allow_hyphen_values = true)]
+        content: Option<String>,
+        /// Read the content from this file.
+        #[arg(long, value_name = "FILE")]
+        content_file: Option<PathBuf>,
+    },
+    /// Edit an existing file: replace --old with --new (exactly one place,
+    /// or every one with --replace-all), or, with --edits-json, several
+    /// edits read from stdin as a JSON array
+    /// ([{"old_string": ..., "new_string": ...}, ...]), in order, all or
+    /// none.
+    Edit {
+        /// Path relative to the root, with '/' separators.
+        path: String,
+        /// The text to replace (it may start with '-').
+        #[arg(
+            long,
+            allow_hyphen_values = true,
+            required_unless_present = "edits_json",
+            requires = "new",
+            conflicts_with = "edits_json"
+        )]
+        old: Option<String>,
+        /// The text to put in its place (it may start with '-').
+        #[arg(long, allow_hyphen_values = true, requires = "old")]
+        new: Option<String>,
+        /// Replace every place --old is.
+        #[arg(long, requires = "old")]
+        replace_all: bool,
+        /// Read the edits from stdin as a JSON array.
+        #[arg(long)]
+        edits_json: bool,
+        /// Compute the diff, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Apply a patch read from stdin ('*** Begin Patch' ... '*** End
+    /// Patch', the apply_patch format), all files or none.
+    Patch {
+        /// Compute every diff, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Run one tool call read from stdin: the arguments object, or
+    /// {"name": "Write", "arguments": {...}}.
+    Call,
+    /// Answer one JSON request per stdin line with one envelope per stdout
+    /// line, until end of input; or, with --ws, one request per WebSocket
+    /// text message.
+    Serve {
+        /// Serve WebSocket connections on this address instead of stdin
+        /// (for example 127.0.0.1:8765 or localhost:8765; port 0 picks a
+        /// free port, printed on stderr).
+        #[arg(long, value_name = "HOST:PORT")]
+        ws: Option<String>,
+        /// Allow --ws on an address that is not loopback. Anyone who can
+        /// reach it can write files under the roots.
+        #[arg(long, requires = "ws")]
+        ws_allow_remote: bool,
+        /// Accept browser connections from this origin too (repeatable;
+        /// loopback origins are always accepted), for example
+        /// https://tool.example.com.
+        #[arg(long, value_name = "ORIGIN", requires = "ws")]
+        ws_origin: Vec<String>,
+        /// Drop a connection that has not finished its WebSocket handshake
+        /// within this many milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 10_000, requires = "ws",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        ws_handshake_timeout_ms: u64,
+        /// Close a connection that sends nothing for this many
+        /// milliseconds between requests (a call in flight is never cut).
+        #[arg(long, value_name = "MS", default_value_t = 300_000, requires = "ws",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        ws_idle_timeout_ms: u64,
+        /// Drop a connection that leaves an answer unread this many
+        /// milliseconds (it would hold its slot, and a drain).
+        #[arg(long, value_name = "MS", default_value_t = 30_000, requires = "ws",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        ws_write_timeout_ms: u64,
+        /// Serve at most this many connections at once. Each may hold a
+        /// request of up to --max-request-bytes: with the memory limit,
+        /// this bounds the process's memory (deploy/README.md).
+        #[arg(long, value_name = "N", default_value_t = 64, requires = "ws",
+              value_parser = clap::value_parser!(u64).range(1..=4096))]
+        ws_max_connections: u64,
+        /// Answer the health probes (GET /healthz, GET /readyz) and, with
+        /// --metrics, GET /metrics on this address too: a port of their
+        /// own, so that --ws can stay on loopback where probes and a
+        /// scraper must reach the pod by its address.
+        #[arg(long, value_name = "HOST:PORT", requires = "ws")]
+        probe_listen: Option<String>,
+        /// Answer GET /metrics on the --ws port with Prometheus metrics of
+        /// the calls (by surface, status and code; bytes; latency; in
+        /// flight; timeouts).
+        #[arg(long, requires = "ws")]
+        metrics: bool,
+    },
+    /// Serve the tool over the Model Context Protocol on stdin/stdout
+    /// (tools `Write`, `write_file`, `Edit`, `edit_file`, `apply_patch`, and
+    /// the journal's). Without --root, the client's roots are the allowed
+    /// roots when it offers some.
+    Mcp,
+    /// Write the WebAssembly component this binary runs, for other hosts
+    /// (wasmtime, wasmtime-py, jco).
+    Component {
+        /// Write it to this file instead of stdout.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Print the tool definition (name, description, parameter schema).
+    Schema,
+    /// Write several files, all or none: a JSON array of write arguments
+    /// ([{"path": ..., "content": ...}, ...]) on stdin, recorded as one
+    /// change.
+    WriteMany {
+        /// Compute every diff, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Undo a change (the latest when no ID is given), or every change
+    /// since a checkpoint (--to NAME). A file changed since is not
+    /// reverted unless --force.
+    Undo {
+        /// The change id, as a write's data.change_id and `history` give it.
+        #[arg(conflicts_with = "to")]
+        id: Option<String>,
+        /// Undo every change after this checkpoint.
+        #[arg(long, value_name = "NAME")]
+        to: Option<String>,
+        /// Revert files changed since, losing those changes.
+        #[arg(long)]
+        force: bool,
+        /// Show what would be restored, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Mark a point that `undo --to NAME` goes back to.
+    Checkpoint {
+        /// Its name.
+        name: String,
+    },
+    /// List the recorded changes, newest first (of PATH only, if given).
+    History {
+        /// Only changes of this path (as the envelopes' path_resolved).
+        path: Option<String>,
+        /// Print the records as JSON, for an audit.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check or maintain the journal.
+    Journal {
+        #[command(subcommand)]
+        action: JournalAction,
+    },
+}
+
+/// What `write-tool journal` does.
+#[derive(Debug, Clone, Copy, Subcommand)]
+pub(crate) enum JournalAction {
+    /// Check the chain of records; report the first that was altered,
+    /// removed or reordered, and the head to keep for later audits.
+    Verify,
+    /// Drop old changes now, as the bounds say.
+    Gc,
+}
