@@ -70,12 +70,29 @@ fn carry_over(
     new_dir: &Resource<Descriptor>,
     new: &str,
 ) {
+    let state = store.data_mut();
+    let journal_links = std::mem::take(&mut state.journal_links);
+    let view = state.filesystem();
+    if let (Ok(Open::Dir(from)), Ok(Open::Dir(to))) = (view.table.get(dir), view.table.get(new_dir))
+    {
+        crate::modes::carry_over(from.dir.as_fd(), old, to.dir.as_fd(), new, &journal_links);
+    }
+    store.data_mut().journal_links = journal_links;
+}
+
+/// The file (device, inode) `name` in `dir` names, not following a link.
+fn identity(
+    store: &mut StoreContextMut<'_, HostState>,
+    dir: &Resource<Descriptor>,
+    name: &str,
+) -> Option<(u64, u64)> {
     let view = store.data_mut().filesystem();
-    let (Ok(Open::Dir(from)), Ok(Open::Dir(to))) = (view.table.get(dir), view.table.get(new_dir))
-    else {
-        return;
+    let Ok(Open::Dir(d)) = view.table.get(dir) else {
+        return None;
     };
-    crate::modes::carry_over(from.dir.as_fd(), old, to.dir.as_fd(), new);
+    rustix::fs::statat(d.dir.as_fd(), name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+        .ok()
+        .map(|s| (s.st_dev, s.st_ino))
 }
 
 /// Refuse a call's first commit once it was cancelled.
@@ -123,6 +140,12 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
                 return Ok((Err(ErrorCode::Interrupted),));
             }
             let locking = journal && new == LOCK;
+            // A replaced file saved into the journal: its link there.
+            let saved = if journal && !locking {
+                identity(&mut store, &dir, &old)
+            } else {
+                None
+            };
             let mut view = store.data_mut().filesystem();
             let result = match HostDescriptor::link_at(&mut view, dir, flags, old, new_dir, new) {
                 Ok(()) => Ok(()),
@@ -131,6 +154,9 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
             let state = store.data_mut();
             state.committed |= !journal && result.is_ok();
             state.holds_lock |= locking && result.is_ok();
+            if let Some(saved) = saved.filter(|_| result.is_ok()) {
+                state.journal_links.push(saved);
+            }
             Ok((result,))
         },
     )?;

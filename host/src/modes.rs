@@ -36,13 +36,15 @@ const PRIVILEGE: u32 = 0o6000;
 
 /// Give the temp file `temp` in `temp_dir` the owner, group and mode of
 /// the file `target` in `target_dir` that it is about to replace, as the
-/// rule says. Best effort: where it cannot, the new file keeps what a new
+/// rule says. `journal_links` are the files (device, inode) the journal
+/// linked in this call: their name there is not another name of theirs. Best effort: where it cannot, the new file keeps what a new
 /// file has, which never adds privilege.
 pub(crate) fn carry_over(
     temp_dir: BorrowedFd<'_>,
     temp: &str,
     target_dir: BorrowedFd<'_>,
     target: &str,
+    journal_links: &[(u64, u64)],
 ) {
     let Ok(old) = rustix::fs::statat(target_dir, target, AtFlags::SYMLINK_NOFOLLOW) else {
         return;
@@ -77,7 +79,13 @@ pub(crate) fn carry_over(
     // A file with other names may be one of a file outside the root (a
     // hard link planted there): the write splits it off, and a content of
     // the model's must not inherit a privilege granted to that file.
-    if (uid, gid) != (old.st_uid, old.st_gid) || old.st_nlink > 1 {
+    let saved = u64::from(journal_links.contains(&(old.st_dev, old.st_ino)));
+    #[allow(
+        clippy::useless_conversion,
+        reason = "the link count is 32 bits on some platforms"
+    )]
+    let other_names = u64::from(old.st_nlink).saturating_sub(1 + saved);
+    if (uid, gid) != (old.st_uid, old.st_gid) || other_names > 0 {
         mode &= !PRIVILEGE;
     }
     // A change of owner clears the privilege bits itself: set them last.

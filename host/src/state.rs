@@ -26,6 +26,10 @@ pub(crate) struct HostState {
     /// Whether the guest holds the journal's lock (`commit_gate`): a guest
     /// stopped while it does leaves it, and the host releases it.
     pub(crate) holds_lock: bool,
+    /// The files (device, inode) the guest linked into the journal in this
+    /// call: the journal's name of a replaced file is not one of the names
+    /// the mode rule asks about (`crate::modes`).
+    pub(crate) journal_links: Vec<(u64, u64)>,
 }
 
 impl HostState {

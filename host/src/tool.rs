@@ -314,6 +314,7 @@ impl WriteTool {
                 committed: false,
                 journal_id: None,
                 holds_lock: false,
+                journal_links: Vec::new(),
             },
         );
         store.limiter(|state| &mut state.limits);

@@ -263,7 +263,7 @@ impl Shared {
                     code: CloseCode::Again,
                     reason: "too many connections".into(),
                 };
-                let _ = tokio::time::timeout(self.write_timeout(), ws.close(Some(frame))).await;
+                let _ = self.bounded(ws.close(Some(frame))).await;
             }
         }
     }
@@ -291,13 +291,22 @@ impl Shared {
             .ok()
     }
 
-    /// How long an answer may wait for the client to read it: less once
-    /// the server drains.
-    fn write_timeout(&self) -> Duration {
-        if *self.draining.borrow() {
-            crate::DRAIN_WRITE_GRACE.min(self.options.write_timeout)
-        } else {
-            self.options.write_timeout
+    /// `write`, a write to the client, bounded by the write timeout and,
+    /// once the server drains, by the grace from then on — a write that
+    /// began before the drain too: a client that does not read would
+    /// otherwise hold the drain for the whole write timeout.
+    async fn bounded<T>(&self, write: impl Future<Output = T>) -> Option<T> {
+        let mut draining = self.draining.clone();
+        let grace = async {
+            if draining.wait_for(|d| *d).await.is_err() {
+                // No drain can come any more.
+                std::future::pending::<()>().await;
+            }
+            tokio::time::sleep(crate::DRAIN_WRITE_GRACE).await;
+        };
+        tokio::select! {
+            done = tokio::time::timeout(self.options.write_timeout, write) => done.ok(),
+            () = grace => None,
         }
     }
 
@@ -326,12 +335,8 @@ impl Shared {
                         code: CloseCode::Away,
                         reason: reason.into(),
                     };
-                    let sent = tokio::time::timeout(
-                        self.write_timeout(),
-                        ws.send(Message::Close(Some(frame))),
-                    )
-                    .await;
-                    if matches!(sent, Ok(Ok(()))) {
+                    let sent = self.bounded(ws.send(Message::Close(Some(frame)))).await;
+                    if matches!(sent, Some(Ok(()))) {
                         // Read on (and drop: never started) what the client
                         // sent meanwhile, up to its own close: a socket
                         // closed with unread bytes is reset, and a reset
@@ -365,7 +370,7 @@ impl Shared {
                         code: CloseCode::Size,
                         reason: "message too big".into(),
                     };
-                    let _ = tokio::time::timeout(self.write_timeout(), ws.close(Some(frame))).await;
+                    let _ = self.bounded(ws.close(Some(frame))).await;
                     return;
                 }
                 Ok(Message::Close(_)) | Err(_) => break,
@@ -373,13 +378,13 @@ impl Shared {
             };
             idle_until = tokio::time::Instant::now() + self.options.idle_timeout;
             // A client that does not read its answer loses the connection.
-            let sent = tokio::time::timeout(self.write_timeout(), ws.send(Message::text(reply)));
-            if !matches!(sent.await, Ok(Ok(()))) {
+            let sent = self.bounded(ws.send(Message::text(reply)));
+            if !matches!(sent.await, Some(Ok(()))) {
                 return;
             }
         }
         // Completes the closing handshake if the client started it.
-        let _ = tokio::time::timeout(self.write_timeout(), ws.close(None)).await;
+        let _ = self.bounded(ws.close(None)).await;
     }
 }
 
