@@ -37,83 +37,43 @@ pub(crate) fn edits(tool: &WriteTool) {
 /// text.
 fn runs() -> (String, [(Workload, Workload); 3]) {
     let mib = text(20_000, "medium");
-    let mib10 = every(&mib, 2_000);
     let big = text(200_000, "large");
-    let big100 = every(&big, 2_000);
-    let mib1 = every(&mib, 20_000);
-    let with = |mut w: Workload, content: &str| {
-        w.setup[0].1 = content.as_bytes().to_vec();
-        w
-    };
     let runs = [
-        (
-            with(
-                pair(
-                    "W3",
-                    40,
-                    "f",
-                    args("f", &mib10, false),
-                    args("f", &mib, false),
-                ),
-                &mib,
-            ),
-            with(
-                pair(
-                    "E3",
-                    40,
-                    "f",
-                    edits_between("f", &mib, &mib10),
-                    edits_between("f", &mib10, &mib),
-                ),
-                &mib,
-            ),
-        ),
-        (
-            with(
-                pair(
-                    "W4",
-                    12,
-                    "f",
-                    args("f", &big100, false),
-                    args("f", &big, false),
-                ),
-                &big,
-            ),
-            with(
-                pair(
-                    "E4",
-                    12,
-                    "f",
-                    edits_between("f", &big, &big100),
-                    edits_between("f", &big100, &big),
-                ),
-                &big,
-            ),
-        ),
-        (
-            with(
-                pair(
-                    "W3-1",
-                    40,
-                    "f",
-                    args("f", &mib1, false),
-                    args("f", &mib, false),
-                ),
-                &mib,
-            ),
-            with(
-                pair(
-                    "E1",
-                    40,
-                    "f",
-                    edits_between("f", &mib, &mib1),
-                    edits_between("f", &mib1, &mib),
-                ),
-                &mib,
-            ),
-        ),
+        write_and_edit(["W3", "E3"], 40, &mib, &every(&mib, 2_000)),
+        write_and_edit(["W4", "E4"], 12, &big, &every(&big, 2_000)),
+        write_and_edit(["W3-1", "E1"], 40, &mib, &every(&mib, 20_000)),
     ];
     (big, runs)
+}
+
+/// Two workloads on the file `from` that turn it into `to` and back, call
+/// after call: by writes, and by edits of the changed lines.
+fn write_and_edit(
+    [write, edit]: [&'static str; 2],
+    iterations: usize,
+    from: &str,
+    to: &str,
+) -> (Workload, Workload) {
+    let with = |mut w: Workload| {
+        w.setup[0].1 = from.as_bytes().to_vec();
+        w
+    };
+    (
+        with(pair(
+            write,
+            iterations,
+            "f",
+            args("f", to, false),
+            args("f", from, false),
+        )),
+        with(pair(
+            edit,
+            iterations,
+            "f",
+            edits_between("f", from, to),
+            edits_between("f", to, from),
+        )),
+    )
 }
 
 /// The time a failing edit of the 10 MiB file `big` takes to find its

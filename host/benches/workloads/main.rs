@@ -25,7 +25,8 @@
 //! To compare with another build (a change's "before"), build it and point
 //! `WRITE_TOOL_BENCH_BASELINE` at its binary: the bench then runs this
 //! build's `serve` and that one's in turn, call by call, and prints the
-//! medians and their ratio instead of the table.
+//! medians and their ratio instead of the table (`WRITE_TOOL_BENCH_FLAGS`
+//! gives both the same flags, `--no-journal` say).
 //!
 //! Other modes, by a filter of their own: `-- formats` (W3 on files in
 //! other formats), `-- startup` (one-shot `write` against the wasmtime CLI),
@@ -85,8 +86,12 @@ fn machine() -> String {
 
 /// `WRITE_TOOL_BENCH_BASELINE=/path/to/other/write-tool`: instead of the
 /// table, compare this build's `serve` with another build's, call by call
-/// in turn, and print the medians and their ratio (this / other).
+/// in turn, and print the medians and their ratio (this / other). Both
+/// run with the flags in `WRITE_TOOL_BENCH_FLAGS` (split at spaces; none
+/// by default, the CLI's own configuration: the journal on).
 fn compare_with(baseline: &Path, filter: &[String], cache: &Path) {
+    let flags = std::env::var("WRITE_TOOL_BENCH_FLAGS").unwrap_or_default();
+    let flags: Vec<&str> = flags.split_whitespace().collect();
     // Each binary fills its own compile cache: the artifacts differ.
     let other_cache = tempfile::tempdir().expect("cache dir");
     println!(
@@ -98,10 +103,8 @@ fn compare_with(baseline: &Path, filter: &[String], cache: &Path) {
         if !filter.is_empty() && !filter.iter().any(|f| f == w.name) {
             continue;
         }
-        // The code compared, not the journal's cost (`-- journal`), which
-        // builds before it do not have.
-        let mut this = Serve::new(&w, cache, &["--no-journal"]);
-        let mut other = Serve::of(baseline, &w, other_cache.path(), &[]);
+        let mut this = Serve::new(&w, cache, &flags);
+        let mut other = Serve::of(baseline, &w, other_cache.path(), &flags);
         let medians = interleaved(&w, &mut [&mut this, &mut other]);
         this.finish();
         other.finish();

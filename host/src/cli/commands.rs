@@ -11,7 +11,7 @@ use serde_json::json;
 use write_tool::{COMPONENT, Root, WriteTool};
 
 use super::input::{self, Request};
-use super::output::{EXIT_OK, emit, exit_code, for_a_person, with_flag_hints};
+use super::output::{EXIT_OK, answer_person, emit, exit_code, with_flag_hints};
 use super::serving::answer;
 
 /// `write-tool schema`: the tool definition.
@@ -54,9 +54,7 @@ pub(crate) fn write(
     let started = std::time::Instant::now();
     let envelope = tool.call_as_person(root, &arguments);
     write_tool::log::call("write", &envelope, started);
-    let envelope = for_a_person(envelope);
-    emit(&mut io::stdout(), &envelope, pretty)?;
-    Ok(exit_code(&envelope))
+    answer_person(envelope, pretty)
 }
 
 /// `write-tool edit PATH`: one edit from the flags, or the JSON array of
@@ -103,9 +101,7 @@ fn logged(
     pretty: bool,
 ) -> anyhow::Result<u8> {
     write_tool::log::call(surface, envelope, started);
-    let envelope = for_a_person(envelope.to_owned());
-    emit(&mut io::stdout(), &envelope, pretty)?;
-    Ok(exit_code(&envelope))
+    answer_person(envelope.to_owned(), pretty)
 }
 
 /// `write-tool patch`: the patch on stdin.

@@ -8,7 +8,7 @@ use serde_json::json;
 use write_tool::{Root, WriteTool};
 
 use super::input;
-use super::output::{EXIT_OK, emit, exit_code, for_a_person, printable, safe_json};
+use super::output::{EXIT_OK, answer_person, emit, exit_code, printable, safe_json};
 
 /// `write-tool write-many`: a JSON array of write arguments on stdin,
 /// written all or none.
@@ -33,9 +33,7 @@ pub(crate) fn write_many(
             ),
         },
     )?;
-    let envelope = for_a_person(envelope);
-    emit(&mut io::stdout(), &envelope, pretty)?;
-    Ok(exit_code(&envelope))
+    answer_person(envelope, pretty)
 }
 
 /// `write-tool undo [ID | --to NAME]`.
@@ -56,9 +54,7 @@ pub(crate) fn undo(
     if let Some(to) = to {
         arguments["arguments"]["to"] = json!(to);
     }
-    let envelope = for_a_person(tool.call_as_host(root, &arguments.to_string()));
-    emit(&mut io::stdout(), &envelope, pretty)?;
-    Ok(exit_code(&envelope))
+    answer_person(tool.call_as_host(root, &arguments.to_string()), pretty)
 }
 
 /// `write-tool checkpoint NAME`.

@@ -16,6 +16,14 @@ pub(crate) const EXIT_ERROR_ENVELOPE: u8 = 1;
 pub(crate) const EXIT_USAGE: u8 = 2;
 
 /// Write one envelope (or other JSON document) as a line of stdout.
+/// Print the envelope of a person's command on stdout, its messages
+/// naming flags where they name settings, and say the exit code.
+pub(crate) fn answer_person(envelope: String, pretty: bool) -> anyhow::Result<u8> {
+    let envelope = for_a_person(envelope);
+    emit(&mut std::io::stdout(), &envelope, pretty)?;
+    Ok(exit_code(&envelope))
+}
+
 pub(crate) fn emit(out: &mut impl Write, json: &str, pretty: bool) -> anyhow::Result<()> {
     let text = if pretty {
         serde_json::from_str::<Value>(json)

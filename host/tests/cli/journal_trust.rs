@@ -13,21 +13,16 @@ use serde_json::Value;
 
 use crate::{bin_str, envelope, root_arg, run, run_cmd};
 
+/// `write-tool --root ROOT --journal BASE ARGS`, `stdin` its input.
+fn on(root: &Path, base: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let root = root_arg(root);
+    let head = ["--root", &root, "--journal", base.to_str().expect("UTF-8")];
+    run(&[&head[..], args].concat(), stdin)
+}
+
 /// `write-tool --root ROOT --journal BASE write f.txt`.
 fn write_with(root: &Path, base: &Path) -> Output {
-    run(
-        &[
-            "--root",
-            &root_arg(root),
-            "--journal",
-            base.to_str().expect("UTF-8"),
-            "write",
-            "f.txt",
-            "--content",
-            "x\n",
-        ],
-        b"",
-    )
+    on(root, base, &["write", "f.txt", "--content", "x\n"], b"")
 }
 
 fn stderr(out: &Output) -> String {
@@ -76,17 +71,7 @@ fn a_journal_that_is_a_link_or_another_roots_is_refused() {
     fs::create_dir(&b).expect("b");
     assert_eq!(write_with(&a, &base).status.code(), Some(0));
     let journal_of = |root: &Path| -> std::path::PathBuf {
-        let out = run(
-            &[
-                "--root",
-                &root_arg(root),
-                "--journal",
-                base.to_str().expect("UTF-8"),
-                "history",
-                "--json",
-            ],
-            b"",
-        );
+        let out = on(root, &base, &["history", "--json"], b"");
         assert_eq!(out.status.code(), Some(0), "{out:?}");
         fs::read_dir(&base)
             .expect("base")
@@ -138,17 +123,7 @@ fn a_root_made_again_does_not_inherit_its_journal() {
     // Another directory at the same path (ext4 may give it the same inode
     // number: its birth time tells them apart).
     fs::create_dir(&root).expect("a new project");
-    let out = run(
-        &[
-            "--root",
-            &root_arg(&root),
-            "--journal",
-            base.to_str().expect("UTF-8"),
-            "history",
-            "--json",
-        ],
-        b"",
-    );
+    let out = on(&root, &base, &["history", "--json"], b"");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let history: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(
@@ -232,19 +207,7 @@ fn a_journal_no_one_asked_for_may_be_absent_one_asked_for_may_not() {
     assert!(err.contains(state.to_str().expect("UTF-8")), "{err}");
     assert!(err.contains("not a directory"), "{err}");
     assert!(err.contains("cannot be undone"), "{err}");
-    let out = run(
-        &[
-            "--root",
-            &root_arg(&root),
-            "--journal",
-            state.to_str().expect("UTF-8"),
-            "write",
-            "g.txt",
-            "--content",
-            "x\n",
-        ],
-        b"",
-    );
+    let out = on(&root, &state, &["write", "g.txt", "--content", "x\n"], b"");
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(
         stderr(&out).contains(state.to_str().expect("UTF-8")),
@@ -397,16 +360,7 @@ fn a_journal_inside_the_root_by_another_spelling_is_protected() {
             "name": "Write",
             "arguments": {"path": path, "content": "forged\n", "dry_run": dry_run}
         });
-        let out = run(
-            &[
-                "--root",
-                &root_arg(&alias),
-                "--journal",
-                base.to_str().expect("UTF-8"),
-                "call",
-            ],
-            request.to_string().as_bytes(),
-        );
+        let out = on(&alias, &base, &["call"], request.to_string().as_bytes());
         let env: Value = envelope(&out);
         assert_eq!(env["error"]["code"], "ACCESS_DENIED", "{path}: {env}");
         assert!(!env.to_string().contains("\"seq\""), "records shown: {env}");

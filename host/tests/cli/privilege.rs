@@ -60,6 +60,17 @@ fn planted(mode: u32) -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, root)
 }
 
+/// `--root ROOT` and the journal below `base`, or none.
+fn journaled<'a>(root: &'a str, base: &'a Path, journal: bool) -> Vec<&'a str> {
+    let mut args = vec!["--root", root];
+    if journal {
+        args.extend(["--journal", base.to_str().expect("UTF-8")]);
+    } else {
+        args.push("--no-journal");
+    }
+    args
+}
+
 fn owner_and_mode(path: &Path) -> (u32, u32, u32) {
     let meta = fs::metadata(path).expect("stat");
     (meta.uid(), meta.gid(), meta.mode() & 0o7777)
@@ -75,14 +86,8 @@ fn root_keeps_the_owner_so_a_planted_setuid_program_never_becomes_roots() {
     }
     for journal in [true, false] {
         let (dir, root) = planted(0o4755);
-        let base = dir.path().join("journals");
-        let root_s = root_arg(&root);
-        let mut args = vec!["--root", root_s.as_str()];
-        if journal {
-            args.extend(["--journal", base.to_str().expect("UTF-8")]);
-        } else {
-            args.push("--no-journal");
-        }
+        let (root_s, base) = (root_arg(&root), dir.path().join("journals"));
+        let args = journaled(&root_s, &base, journal);
         let write: Vec<&str> = [
             &args[..],
             &["write", "prog", "--content", "#!/bin/sh\necho changed\n"],
@@ -154,12 +159,7 @@ fn a_hard_linked_setuid_file_split_off_loses_set_user_and_group_id() {
         fs::set_permissions(&helper, fs::Permissions::from_mode(0o6755)).expect("chmod");
         fs::hard_link(&helper, root.join("helper")).expect("link");
         let (root_s, base) = (root_arg(&root), dir.path().join("journals"));
-        let mut args = vec!["--root", root_s.as_str()];
-        if journal {
-            args.extend(["--journal", base.to_str().expect("UTF-8")]);
-        } else {
-            args.push("--no-journal");
-        }
+        let args = journaled(&root_s, &base, journal);
         let write: Vec<&str> = [
             &args[..],
             &["write", "helper", "--content", "#!/bin/sh\nid\n"],
