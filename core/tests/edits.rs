@@ -477,6 +477,8 @@ fn the_ladder_applies_more_real_edits_than_the_baselines_and_never_in_a_wrong_pl
         tally.wrong
     );
     let mine = tally.correct("write-tool");
+    let should: usize = PERTURBATIONS[..6].iter().map(|k| tally.kind_cases(k)).sum();
+    assert!(mine * 100 >= should * 95, "{table}");
     assert!(mine > tally.correct("exact match"), "{table}");
     assert!(mine > tally.correct("MCP edit_file"), "{table}");
     // The same on the crates the ladder was never tuned on.

@@ -111,16 +111,17 @@ fn placeholders_models_write_are_found() {
             assert!(!missed.contains(line), "{line}");
         }
     }
-    assert!(
-        found * 100 >= lines.len() * 97,
-        "recall under 97%: {missed:?}"
-    );
     // The held-out lines were written after the detector was tuned: its
     // recall on them is what it does on placeholders it never saw.
+    // Checked first: the overall bar allows fewer misses than fit in it.
     assert!(
         held_out_found * 100 >= held_out.len() * 80,
         "held-out recall under 80%: {held_out_found} of {}",
         held_out.len()
+    );
+    assert!(
+        found * 100 >= lines.len() * 97,
+        "recall under 97%: {missed:?}"
     );
 }
 

@@ -2,7 +2,7 @@
 //! circle, and no source file grows past one concern.
 //!
 //! Read file by file, every path a file uses (`use crate::…`, `use
-//! super::…`, a child module's name in a `use` or in code — a parent
+//! super::…`, `self::…`, a child module's name in a `use` or in code — a parent
 //! calling `child::f()` depends on the child as much as an import does —,
 //! or a `crate::…`/`super::…` path in code) names the file that defines
 //! it; re-exports (`pub use`) are a module's facade and name nothing
@@ -80,8 +80,8 @@ fn find_reexport(text: &str) -> Option<usize> {
         .min()
 }
 
-/// Every path in `code` that starts at `crate`, `super`, or (in a `use`)
-/// a child module, braces expanded: as lists of names.
+/// Every path in `code` that starts at `crate`, `super`, `self`, or a
+/// child module, braces expanded: as lists of names.
 fn paths(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
     let mut found = Vec::new();
     // `use` statements, braces expanded.
@@ -96,7 +96,7 @@ fn paths(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
                 .collect();
             for path in expand(&tree) {
                 let first = path.first().map(String::as_str);
-                if matches!(first, Some("crate" | "super"))
+                if matches!(first, Some("crate" | "super" | "self"))
                     || first.is_some_and(|f| children.contains(f))
                 {
                     found.push(path);
@@ -107,7 +107,7 @@ fn paths(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
     }
     // Paths written out in code: from `crate`, `super`, or a child module
     // (a parent calling its child).
-    let starts: Vec<String> = ["crate", "super"]
+    let starts: Vec<String> = ["crate", "super", "self"]
         .into_iter()
         .map(str::to_owned)
         .chain(children.iter().cloned())
@@ -127,7 +127,7 @@ fn paths(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
                 .map(str::to_owned)
                 .collect();
             // A bare `super::`/`crate::` opens a `use` tree, read above.
-            let bare = path.len() == 1 && matches!(path[0].as_str(), "crate" | "super");
+            let bare = path.len() == 1 && matches!(path[0].as_str(), "crate" | "super" | "self");
             if before.is_none_or(|c| !c.is_alphanumeric() && c != '_' && c != ':') && !bare {
                 found.push(path);
             }
@@ -192,6 +192,7 @@ fn target(path: &[String], at: &[String], modules: &Modules) -> Option<Vec<Strin
                 names = &names[1..];
             }
         }
+        Some("self") => names = &names[1..],
         _ => {}
     }
     let mut best = None;
@@ -424,4 +425,17 @@ fn the_reader_finds_the_circles_it_is_meant_to() {
     )
     .expect("write");
     assert_eq!(circle(&edges(&on_disk)), None);
+    // The call spelled from `self`, in code and in a `use`: the same circle.
+    for parent in [
+        "mod fast;\npub struct Edit;\nfn apply() { self::fast::all_at_once() }\n",
+        "mod fast;\nuse self::fast::all_at_once;\npub struct Edit;\n",
+    ] {
+        std::fs::write(dir.path().join("edit/mod.rs"), parent).expect("write");
+        let found = circle(&edges(&on_disk));
+        assert_eq!(
+            found.as_deref(),
+            Some("edit -> edit/fast -> edit"),
+            "{parent}"
+        );
+    }
 }

@@ -201,6 +201,13 @@ fn calls_in_flight_share_one_memory_cap() {
         6,
         cap >> 20
     );
+    // The calls gave their memory back: one alone fits again.
+    let after = call(
+        &shared,
+        &p,
+        json!({"path": "after.txt", "content": content}),
+    );
+    assert_eq!(after.code(), None, "{}", after.text);
 }
 
 #[test]

@@ -259,12 +259,19 @@ fn a_target_file_swapped_for_a_directory_with(journaling: Journaling) {
                     renames_refused += 1;
                 }
             }
-            other => panic!("call {call}: unexpected {other:?}: {}", env.text),
+            other => panic!(
+                "call {call} ({journaling:?}): unexpected {other:?}: {}",
+                env.text
+            ),
         }
-        assert!(swapped || env.code().is_none(), "call {call}: {}", env.text);
+        assert!(
+            swapped || env.code().is_none(),
+            "call {call} ({journaling:?}): {}",
+            env.text
+        );
         assert!(
             temp_files(&p.root_dir()).is_empty(),
-            "call {call} left a temp file"
+            "call {call} left a temp file ({journaling:?})"
         );
     }
     assert!(

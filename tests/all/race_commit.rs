@@ -9,7 +9,7 @@
 //! other writer's timing, and a race that never happened proves nothing.
 
 use std::fs;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde_json::json;
 
@@ -68,10 +68,10 @@ const WANTED: usize = 3;
 const MAX_ROUNDS: usize = 300;
 
 /// Rounds of a locked write of `content` over a file of about `old` while
-/// a watcher changes the file as soon as `now(p)` says; every round where the change landed
-/// while the tool's temp file was still there (before its rename) must be
-/// refused with the change kept. Returns how many landed, in how many
-/// rounds.
+/// a watcher changes the file as soon as `now(p)` says; every round where
+/// the change landed while the tool's temp file was still there (before
+/// its rename) must be refused with the change kept. Returns how many
+/// landed, in how many rounds.
 fn locked_rounds(
     p: &Project,
     old: &str,
@@ -157,17 +157,22 @@ fn create_race(p: Project, what: &str, call: impl Fn(usize) -> serde_json::Value
     // Refused at the commit: the file was not there when the tool looked,
     // so the message has no size.
     let at_commit = |text: &str| !text.contains(" bytes)") && !text.contains("(1 byte)");
+    // Files the writer must have held meanwhile: a race with a writer
+    // that seldom wrote would prove little.
+    const HELD: usize = 50;
     let target = p.path("race.txt");
     let stop = AtomicBool::new(false);
-    let (clobbered, created_by_writer, outcomes) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| writer(&target, &stop));
-        // Calls until some created the file and some were refused at the
-        // commit, at most `MAX_CALLS`: on a loaded machine the writer's
-        // window moves.
+    let writer_created = AtomicUsize::new(0);
+    let (clobbered, outcomes) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| writer(&target, &stop, &writer_created));
+        // Calls until some created the file, some were refused at the
+        // commit and the writer held its file often, at most `MAX_CALLS`:
+        // on a loaded machine the writer's window moves.
         let mut outcomes: Vec<Option<String>> = Vec::new();
         while outcomes.len() < MAX_CALLS
             && (outcomes.len() < CALLS
                 || !outcomes.iter().any(Option::is_none)
+                || writer_created.load(Ordering::Relaxed) < HELD
                 || outcomes.iter().flatten().filter(|t| at_commit(t)).count() < WANTED)
         {
             let i = outcomes.len();
@@ -180,9 +185,10 @@ fn create_race(p: Project, what: &str, call: impl Fn(usize) -> serde_json::Value
             let _ = fs::remove_file(p.path(&format!("other{i}.txt")));
         }
         stop.store(true, Ordering::Relaxed);
-        let (clobbered, created) = writer.join().expect("the other thread");
-        (clobbered, created, outcomes)
+        let clobbered = writer.join().expect("the other thread");
+        (clobbered, outcomes)
     });
+    let created_by_writer = writer_created.load(Ordering::Relaxed);
     let created = outcomes.iter().filter(|o| o.is_none()).count();
     let refused = outcomes.len() - created;
     let at_commit = outcomes.iter().flatten().filter(|t| at_commit(t)).count();
@@ -192,8 +198,8 @@ fn create_race(p: Project, what: &str, call: impl Fn(usize) -> serde_json::Value
     );
     assert_eq!(clobbered, 0, "{what} replaced a file created meanwhile");
     assert!(
-        created > 0 && created_by_writer > 0,
-        "{what}: no race: {created}/{created_by_writer}"
+        created > 0 && created_by_writer >= HELD,
+        "{what}: no race: the tool created {created}, the writer {created_by_writer}"
     );
     assert!(
         at_commit >= WANTED,
@@ -203,12 +209,13 @@ fn create_race(p: Project, what: &str, call: impl Fn(usize) -> serde_json::Value
 }
 
 /// The other writer of [`create_race`]: creates `target` exclusively,
-/// holds it, and counts the times it found its file replaced. Between
+/// holds it, counts its creates in `created`, and returns the times it
+/// found its file replaced. Between
 /// rounds it leaves the name free for a varying while (up to a few
 /// milliseconds, as long as a journaled create takes), so that some of
 /// the tool's creates finish in a gap and others meet its file.
-fn writer(target: &std::path::Path, stop: &AtomicBool) -> (usize, usize) {
-    let (mut clobbered, mut created) = (0usize, 0usize);
+fn writer(target: &std::path::Path, stop: &AtomicBool, created: &AtomicUsize) -> usize {
+    let mut clobbered = 0usize;
     let mut n = 0usize;
     while !stop.load(Ordering::Relaxed) {
         n += 1;
@@ -225,7 +232,7 @@ fn writer(target: &std::path::Path, stop: &AtomicBool) -> (usize, usize) {
                 file.write_all(mine.as_bytes())
                     .expect("the test's own file");
                 drop(file);
-                created += 1;
+                created.fetch_add(1, Ordering::Relaxed);
                 hold(n);
                 if fs::read_to_string(target).is_ok_and(|now| now != mine) {
                     clobbered += 1;
@@ -240,7 +247,7 @@ fn writer(target: &std::path::Path, stop: &AtomicBool) -> (usize, usize) {
             }
         }
     }
-    (clobbered, created)
+    clobbered
 }
 
 /// The window a locked update leaves, measured: a writer replaces the file

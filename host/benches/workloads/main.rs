@@ -32,8 +32,9 @@
 //! other formats), `-- startup` (one-shot `write` against the wasmtime CLI),
 //! `-- journal` (W1–W7 with the journal on against off), `-- busy` (W3
 //! with competing processes spinning), `-- edits` (edits against writes of
-//! the same result) and `-- density` (many `serve` processes at once, as a
-//! node of sandboxes runs them).
+//! the same result), `-- density` (many `serve` processes at once, as a
+//! node of sandboxes runs them) and `-- memory` (the sidecar's peak under
+//! the largest requests its settings admit).
 
 #![allow(clippy::print_stdout, reason = "a bench binary reports on stdout")]
 
@@ -46,6 +47,7 @@ mod busy;
 mod corpus;
 mod density;
 mod edits;
+mod memory;
 mod modes;
 mod startup;
 
@@ -53,6 +55,7 @@ use busy::{SPIN, busy, spin};
 use corpus::*;
 use density::density;
 use edits::edits;
+use memory::memory;
 use modes::*;
 use startup::startup;
 
@@ -132,6 +135,10 @@ fn main() {
     }
     if filter == ["density"] {
         density(cache.path());
+        return;
+    }
+    if filter == ["memory"] {
+        memory(cache.path());
         return;
     }
     if let Some(baseline) = std::env::var_os("WRITE_TOOL_BENCH_BASELINE") {

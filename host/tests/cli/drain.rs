@@ -64,7 +64,12 @@ fn unread(args: &[&str], lines: impl Iterator<Item = String>, bound: Duration) -
         let status = child.wait().ok().and_then(|s| s.code());
         let _ = tx.send(status);
     });
-    rx.recv_timeout(bound).ok().flatten()
+    let code = rx.recv_timeout(bound);
+    if code.is_err() {
+        // Missed the bound: not left running after the test.
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    }
+    code.ok().flatten()
 }
 
 /// `serve` with a client that never reads: on SIGTERM it exits 0 within
