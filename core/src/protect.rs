@@ -128,7 +128,7 @@ impl Protection {
             if trimmed.is_empty() {
                 return Err(error(ProtectErrorKind::Empty));
             }
-            let normalized = nfc(trimmed);
+            let normalized = as_windows_reads_pattern(&nfc(trimmed));
             let glob = compile(&normalized, false).map_err(|e| error(ProtectErrorKind::Glob(e)))?;
             let folded =
                 compile(&normalized, true).map_err(|e| error(ProtectErrorKind::Glob(e)))?;
@@ -220,6 +220,32 @@ fn nfc(name: &str) -> String {
 fn as_windows_reads(name: &str) -> String {
     let name = name.split(':').next().unwrap_or(name);
     name.trim_end_matches(['.', ' ']).to_owned()
+}
+
+/// `pattern` with each component read as Windows reads a name
+/// ([`as_windows_reads`]), as the names it is matched against are: a
+/// pattern `secret.` must still protect `secret.`, which is checked as
+/// `secret`. An escaped trailing dot (`\.`) goes with its escape; a
+/// component that would be left empty is kept as given.
+fn as_windows_reads_pattern(pattern: &str) -> String {
+    pattern
+        .split('/')
+        .map(|component| {
+            let mut read = component.split(':').next().unwrap_or(component).to_owned();
+            while read.ends_with(['.', ' ']) {
+                read.pop();
+                if read.ends_with('\\') {
+                    read.pop();
+                }
+            }
+            if read.is_empty() {
+                component.to_owned()
+            } else {
+                read
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// `.git` in any case, or `GIT~<n>`, the short name Windows gives it.
@@ -336,5 +362,27 @@ mod tests {
         // And as Windows reads names, always.
         assert!(p.is_protected(&names("Secrets./k"), false));
         assert!(p.is_protected(&names("Secrets::$DATA"), false));
+    }
+
+    /// A pattern is read as the names it is matched against are: one with
+    /// a trailing dot or space, or a stream, still protects what it names
+    /// in every spelling.
+    #[test]
+    fn patterns_are_read_as_windows_reads_names() {
+        let p = Protection::new(false, &["secret.", "state. /j ", "x:s/**", "e\\."]).unwrap();
+        for protected in [
+            "secret.",
+            "secret",
+            "secret::$DATA",
+            "state./j/log",
+            "state/j/log",
+            "x/y",
+            "e.",
+        ] {
+            assert!(p.is_protected(&names(protected), false), "{protected:?}");
+        }
+        for fine in ["secrets", "state/k", "y/x"] {
+            assert!(!p.is_protected(&names(fine), false), "{fine:?}");
+        }
     }
 }

@@ -111,18 +111,52 @@ fn is_key(name: &str) -> bool {
     name.len() == 32 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// The globs that protect `journal` where it lies inside one of `roots`
-/// (a root below the per-user state directory, say the home directory):
-/// the guest then refuses to write into it as into `.git`. Both paths
-/// are canonical: the guest matches the names a path resolves to.
-pub(crate) fn protect_globs<'a>(
-    journal: &Path,
-    roots: impl Iterator<Item = &'a Path>,
-) -> Vec<String> {
-    roots
-        .filter_map(|root| journal.strip_prefix(root).ok())
-        .filter_map(Path::to_str)
-        .filter(|rel| !rel.is_empty())
+/// Why a journal's base that is a root is refused.
+pub(crate) const IS_A_ROOT: &str = "it is a root: a call could write the journal";
+
+/// Where `guarded` (a real path) lies inside one of the roots, known by
+/// their identities (device, inode): found by identity, not by spelling,
+/// so that a root reached through a link or a bind mount, or spelled
+/// otherwise, still finds it. Each directory above `guarded` is looked
+/// at; `Err` when `guarded` is a root itself (nothing of it could then be
+/// told from the journal).
+pub(crate) fn inside_roots(
+    guarded: &Path,
+    roots: &[(u64, u64)],
+) -> Result<Vec<PathBuf>, &'static str> {
+    let mut found = Vec::new();
+    for dir in guarded.ancestors() {
+        let Ok(meta) = std::fs::metadata(dir) else {
+            continue;
+        };
+        if !roots.contains(&identity(&meta)) {
+            continue;
+        }
+        let rel = guarded.strip_prefix(dir).unwrap_or(guarded);
+        if rel.as_os_str().is_empty() {
+            return Err(IS_A_ROOT);
+        }
+        found.push(rel.to_path_buf());
+    }
+    Ok(found)
+}
+
+#[cfg(unix)]
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+/// The globs that protect what lies at `rels` (root-relative paths) in
+/// the roots: the guest then refuses to write into it as into `.git`.
+pub(crate) fn protect_globs(rels: &[PathBuf]) -> Vec<String> {
+    rels.iter()
+        .filter_map(|rel| rel.to_str())
         .map(escape)
         .flat_map(|rel| [rel.clone(), format!("{rel}/**")])
         .collect()
@@ -192,19 +226,23 @@ pub(crate) use dir::{JournalDir, sweep_orphans};
 mod tests {
     use super::*;
 
+    /// Found by the identity of a directory above it, whatever its
+    /// spelling; a journal that is a root is refused.
     #[test]
-    fn a_journal_inside_a_root_is_protected_there() {
-        let globs = protect_globs(
-            Path::new("/home/u/.local/state/write-tool/journals/abc"),
-            [Path::new("/home/u"), Path::new("/srv/other")].into_iter(),
-        );
+    fn a_journal_inside_a_root_is_found_by_identity() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().join("home/.local/state/journals");
+        std::fs::create_dir_all(&base).expect("mkdir");
+        let id = |p: &Path| identity(&std::fs::metadata(p).expect("stat"));
+        let home = id(&dir.path().join("home"));
+        let rels = inside_roots(&base, &[home, (0, 1)]).expect("inside");
+        assert_eq!(rels, [PathBuf::from(".local/state/journals")]);
         assert_eq!(
-            globs,
-            [
-                ".local/state/write-tool/journals/abc",
-                ".local/state/write-tool/journals/abc/**"
-            ]
+            protect_globs(&rels),
+            [".local/state/journals", ".local/state/journals/**"]
         );
+        assert_eq!(inside_roots(&base, &[(0, 1)]), Ok(Vec::new()));
+        assert!(inside_roots(&base, &[id(&base)]).is_err());
     }
 
     /// The names are matched as themselves, by globs built as the guest
@@ -212,10 +250,7 @@ mod tests {
     #[test]
     fn glob_characters_in_the_journal_path_match_themselves() {
         let odd = "[x]*{a,b}?\\q";
-        let globs = protect_globs(
-            &Path::new("/home/u").join(odd).join("j"),
-            [Path::new("/home/u")].into_iter(),
-        );
+        let globs = protect_globs(&[Path::new(odd).join("j")]);
         let glob = |g: &str| {
             globset::GlobBuilder::new(g)
                 .literal_separator(true)

@@ -263,9 +263,13 @@ fn open_root(mut roots: Vec<PathBuf>, options: &Options) -> anyhow::Result<Root>
     }
     let root =
         Root::open_all(&roots, ambient_authority()).context("a root is not a usable directory")?;
-    write_tool::journal_sweep(&options.journal);
     match options.attach_journal(root) {
-        Ok(root) => Ok(root),
+        Ok(root) => {
+            // Only a base this root may use is swept: a refused one is
+            // left as it was.
+            write_tool::journal_sweep(&options.journal);
+            Ok(root)
+        }
         Err(e) if options.journal.is_default() => {
             eprintln!(
                 "write-tool: {e}; going on without it, so changes cannot be undone (pass \
@@ -275,7 +279,6 @@ fn open_root(mut roots: Vec<PathBuf>, options: &Options) -> anyhow::Result<Root>
                 .context("a root is not a usable directory")?;
             Ok(root)
         }
-        Err(e) => Err(anyhow::Error::from(e)
-            .context("pass --journal DIR to keep it elsewhere, or --no-journal")),
+        Err(e) => bail!("{e} (pass --journal DIR to keep it elsewhere, or --no-journal)"),
     }
 }

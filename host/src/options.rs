@@ -135,9 +135,13 @@ impl Options {
     /// checked (`crate::journal`). Fails with the directory and why.
     pub fn attach_journal(&self, root: crate::Root) -> std::io::Result<crate::Root> {
         use std::os::fd::AsFd;
-        let journal =
-            crate::journal::JournalDir::open(&self.journal, root.path(), root.dir().as_fd())
-                .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let journal = crate::journal::JournalDir::open(
+            &self.journal,
+            root.path(),
+            root.dir().as_fd(),
+            &root.identities()?,
+        )
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
         match journal {
             Some(dir) => root.with_journal_dir(dir),
             None => Ok(root),

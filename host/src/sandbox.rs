@@ -33,6 +33,9 @@ pub struct Root {
     /// The journal's directory, if changes are recorded
     /// (`crate::journal`), opened and checked.
     journal: Option<JournalDir>,
+    /// Globs that protect the journal where it lies inside a root, found
+    /// once, when the journal is chosen.
+    journal_globs: Vec<String>,
 }
 
 impl std::fmt::Debug for Root {
@@ -143,10 +146,35 @@ impl Root {
     }
 
     /// The same roots, recording in `journal`.
+    ///
+    /// Refused when the journal's directory is one of the roots: a call
+    /// could then write its records.
     pub(crate) fn with_journal_dir(mut self, journal: JournalDir) -> io::Result<Root> {
+        let inside = crate::journal::inside_roots(journal.guarded(), &self.identities()?).map_err(
+            |why| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{}: {why}", journal.path().display()),
+                )
+            },
+        )?;
+        self.journal_globs = crate::journal::protect_globs(&inside);
         self.journal = Some(journal);
         self.reopen()?;
         Ok(self)
+    }
+
+    /// The roots' identities (device, inode), project root first, by
+    /// which the journal is found inside them whatever their spelling.
+    pub(crate) fn identities(&self) -> io::Result<Vec<(u64, u64)>> {
+        std::iter::once(&self.project)
+            .chain(&self.others)
+            .map(|o| {
+                rustix::fs::fstat(&o.dir)
+                    .map(|s| (s.st_dev, s.st_ino))
+                    .map_err(io::Error::from)
+            })
+            .collect()
     }
 
     /// The journal's directory, if changes are recorded.
@@ -185,10 +213,10 @@ impl Root {
     /// What the guest needs to find the journal, as settings: its preopen's
     /// name, and globs that protect it where it lies inside a root.
     pub(crate) fn journal_env(&self) -> Option<(String, Vec<String>)> {
-        let journal = self.journal.as_ref()?;
+        self.journal.as_ref()?;
         Some((
             crate::journal::PREOPEN.to_owned(),
-            crate::journal::protect_globs(journal.guarded(), self.paths()),
+            self.journal_globs.clone(),
         ))
     }
 
@@ -235,6 +263,7 @@ impl Root {
             preopens,
             naming,
             journal: None,
+            journal_globs: Vec::new(),
         })
     }
 

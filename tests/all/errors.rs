@@ -388,3 +388,32 @@ fn write_file_does_not_claim_a_write_it_did_not_make() {
     assert_eq!(env.text, "No changes to 'same.txt' (content identical).");
     assert_eq!(env.stats.bytes_written, Some(0));
 }
+
+/// A file under a temp file's name would be taken for one (swept as a
+/// dead write's leftover, its removal no commit point): such a name is
+/// refused in words, whether given or reached through a link, and
+/// nothing changes. A name that only looks alike is written.
+#[test]
+fn a_temp_files_name_is_refused() {
+    let p = Project::new();
+    p.symlink(".wt-00000000000000ff.tmp", "link.txt");
+    let before = p.tree();
+    for path in [
+        "sub/.wt-0123456789abcdef.tmp",
+        ".wt-0123456789abcdef.tmp",
+        "link.txt",
+    ] {
+        let env = p.call_raw(&serde_json::json!({"path": path, "content": "x"}).to_string());
+        env.assert_error("INVALID_PARAM");
+        assert!(env.text.contains("temp files"), "{path}: {}", env.text);
+        assert_eq!(p.tree(), before, "{path} changed the disk");
+    }
+    for alike in [
+        ".wt-0123456789abcdeg.tmp",
+        ".wt-01234.tmp",
+        "x.wt-0123456789abcdef.tmp",
+    ] {
+        let env = p.call_raw(&serde_json::json!({"path": alike, "content": "x"}).to_string());
+        env.assert_status("success");
+    }
+}

@@ -436,3 +436,54 @@ fn a_journal_directory_others_can_read_is_refused() {
     fs::set_permissions(&journal, fs::Permissions::from_mode(0o700)).expect("chmod");
     assert!(open().is_ok());
 }
+
+/// Contents a model chose to collide with a person's file under XXH3's
+/// public secret (`tests/all/collision/`) are saved apart: each journal
+/// keys its digests with a secret of its own, so the person's undo puts
+/// back the person's bytes, not the model's look-alike.
+#[test]
+fn content_made_to_collide_with_a_persons_file_is_saved_apart() {
+    let person = include_str!("collision/person.sh");
+    let model = include_str!("collision/model.sh");
+    assert_ne!(person, model);
+    assert_eq!(
+        xxhash_rust::xxh3::xxh3_128(person.as_bytes()),
+        xxhash_rust::xxh3::xxh3_128(model.as_bytes()),
+        "the fixture is a collision under the public secret"
+    );
+    let p = Project::journaled();
+    p.write("deploy.sh", person);
+    // The model's three writes: its look-alike saved, then the person's
+    // file replaced.
+    for (path, content) in [
+        ("notes/scratch.txt", model),
+        ("notes/scratch.txt", "x\n"),
+        ("deploy.sh", "#!/bin/sh\necho simplified\n"),
+    ] {
+        let env = p.put(path, content);
+        assert_eq!(env.code(), None, "{}", env.text);
+    }
+    let env = host(&p, json!({"name": "revert", "arguments": {}}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert!(
+        p.read_string("deploy.sh") == person,
+        "the undo put back the model's look-alike"
+    );
+    // The digests are keyed, and differ between journals.
+    let digest = |p: &Project| {
+        records(p)
+            .iter()
+            .rev()
+            .find_map(|r| r["files"][0]["new"]["digest"].as_str().map(str::to_owned))
+            .expect("a digest")
+    };
+    let other = Project::journaled();
+    other.put("deploy.sh", "#!/bin/sh\necho simplified\n");
+    let mine = records(&p)
+        .iter()
+        .find(|r| r["files"][0]["path"] == "deploy.sh" && r["kind"] == "write")
+        .and_then(|r| r["files"][0]["new"]["digest"].as_str().map(str::to_owned))
+        .expect("the write's digest");
+    assert!(mine.starts_with('k'), "{mine}");
+    assert_ne!(mine, digest(&other), "two journals, one secret");
+}

@@ -9,7 +9,7 @@
 //! - `log`: one JSON line per record ([`Record`]), appended, each holding
 //!   the SHA-256 of the line before it;
 //! - `objects/<digest>`: the content a change replaced, once per distinct
-//!   content, named by its [`Digest`]: the replaced file itself (a hard
+//!   content, named by its [`Digest`] (keyed with `secret`): the replaced file itself (a hard
 //!   link to it, taken before the rename detaches it from its name) where
 //!   the file system allows, else a copy;
 //! - `pending`: the chain's head (the last record's seq and hash, which
@@ -17,6 +17,8 @@
 //!   and the directories it made), which the next journaled call finishes
 //!   or rolls back if the writer died (commits hold the lock, so there is
 //!   one at most) ([`Mark`]);
+//! - `secret`: the key of the content digests, drawn when the first is
+//!   needed ([`Key`]);
 //! - `lock`: held while a writer reads the log's end, appends and commits,
 //!   so that records chain in the order the changes were made, across
 //!   processes: a second name of the holder's file (`holder-…`), linked
@@ -33,15 +35,18 @@ mod lock;
 mod mark;
 mod record;
 mod scan;
+mod secret;
 
+use std::sync::OnceLock;
 use std::io;
 use std::time::SystemTime;
 
-pub use digest::{Digest, GENESIS, chain};
+pub use digest::{Digest, GENESIS, Key, chain};
 pub use held::{Held, on_disk};
 pub use mark::{Head, Mark, Pending};
 pub use record::{By, FileChange, Kind, Op, Record, State, id_of, seq_of};
 pub use scan::MAX_RECORD_BYTES;
+pub use secret::SECRET;
 
 use crate::fs::Dir;
 
@@ -75,6 +80,8 @@ pub struct Journal {
     pub bounds: Bounds,
     /// Who holds the lock when this process does (`WRITE_TOOL_HOLDER`).
     holder: Option<String>,
+    /// Its secret, once read ([`Journal::key`]).
+    key: OnceLock<Key>,
 }
 
 impl Journal {
@@ -84,6 +91,7 @@ impl Journal {
             dir,
             bounds,
             holder,
+            key: OnceLock::new(),
         })
     }
 
@@ -140,7 +148,7 @@ impl Journal {
             })?;
         let len = file.stat().map_err(ObjectError::Io)?.len;
         let bytes = file.read_all(len).map_err(ObjectError::Io)?;
-        if Digest::of(&bytes).hex() != digest {
+        if !self.key().map_err(ObjectError::Io)?.matches(digest, &bytes) {
             return Err(ObjectError::Altered);
         }
         Ok(bytes)

@@ -21,7 +21,7 @@ use std::time::{Instant, SystemTime};
 use crate::error::ToolError;
 use crate::fs::sys::Kind as EntryKind;
 use crate::fs::{self, Durability};
-use crate::journal::{Digest, FileChange, Held, Journal, Kind, Op, Pending, Record, State};
+use crate::journal::{FileChange, Held, Journal, Kind, Op, Pending, Record, State};
 use crate::roots::Roots;
 
 use super::config::Config;
@@ -217,6 +217,12 @@ fn record(
 ) -> Result<Record, ToolError> {
     let sync = config.durability != Durability::None;
     let marked_seq = next_seq(held)?;
+    let key = held
+        .journal()
+        .key()
+        .map_err(|e| ToolError::journal_io(&e))?
+        .clone();
+    let key = &key;
     let mut files = Vec::with_capacity(staged.len());
     let mut added = 0;
     for s in staged {
@@ -232,7 +238,7 @@ fn record(
             path: s.plan.target.display.clone(),
             op,
             old,
-            new: s.new_state(),
+            new: s.new_state(key),
             dirs: s
                 .created
                 .first()
@@ -334,7 +340,7 @@ fn save_old(
             &read
         }
     };
-    let digest = Digest::of(bytes);
+    let digest = held.journal().key().map_err(|e| io(&e))?.digest(bytes);
     let added = held
         .save(&s.dir, name, digest, bytes.len() as u64, Some(bytes), sync)
         .map_err(|e| io(&e))?;

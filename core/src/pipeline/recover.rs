@@ -23,11 +23,11 @@ use write_tool_wire::request::ToolName;
 
 use crate::error::ToolError;
 use crate::fs::{self, Durability, Unchanged};
-use crate::journal::{FileChange, Held, Kind, Pending, Record, ms};
+use crate::journal::{FileChange, Held, Key, Kind, Pending, Record, ms};
 use crate::roots::Roots;
 
 use super::config::Config;
-use super::restore::{current_digest, forget_link, forget_link_of, restore_into};
+use super::restore::{forget_link, forget_link_of, holds, restore_into};
 use super::stage::{ParentDir, parent_of};
 use super::target;
 
@@ -38,7 +38,11 @@ pub(super) fn recover(held: &Held<'_>, roots: &Roots, config: &Config) -> Result
         return Ok(());
     };
     let record = its_record(held, &pending)?;
-    let files = left(roots, &pending, record.as_ref(), config);
+    let key = held
+        .journal()
+        .key()
+        .map_err(|e| ToolError::journal_io(&e))?;
+    let files = left(roots, &pending, record.as_ref(), config, key);
     let done = match &record {
         Some(record) if files.iter().all(|f| f.state() != State::Blocked) => finish(&files),
         Some(record) => roll_back(held, &files, record, config),
@@ -93,6 +97,8 @@ struct Left<'r, 'c> {
     temp: Option<String>,
     /// What the record says of it.
     change: Option<&'c FileChange>,
+    /// The journal's key, to tell contents by.
+    key: &'c Key,
 }
 
 /// The files the mark names that still resolve under a root to a place a
@@ -104,6 +110,7 @@ fn left<'r, 'c>(
     pending: &Pending,
     record: Option<&'c Record>,
     config: &Config,
+    key: &'c Key,
 ) -> Vec<Left<'r, 'c>> {
     let mut files = Vec::with_capacity(pending.temps.len());
     for (i, (path, temp)) in pending.temps.iter().enumerate() {
@@ -124,6 +131,7 @@ fn left<'r, 'c>(
             name: target.resolved.file_name().to_owned(),
             temp: temp.clone(),
             change: record.and_then(|r| r.files.get(i)),
+            key,
         });
     }
     files
@@ -140,7 +148,7 @@ impl Left<'_, '_> {
     /// removal).
     fn is_new(&self, change: &FileChange) -> bool {
         match &change.new {
-            Some(new) => current_digest(&self.dir, &self.name).as_deref() == Some(&new.digest),
+            Some(new) => holds(self.key, &self.dir, &self.name, &new.digest),
             None => self.dir.stat_at(&self.name).is_err(),
         }
     }
@@ -155,7 +163,7 @@ impl Left<'_, '_> {
             (Some(old), Ok(stat)) => {
                 stat.kind == fs::sys::Kind::File
                     && (stat.len == old.size && stat.modified.map(ms) == old.mtime_ms
-                        || current_digest(&self.dir, &self.name).as_deref() == Some(&old.digest))
+                        || holds(self.key, &self.dir, &self.name, &old.digest))
             }
         }
     }
@@ -348,7 +356,8 @@ mod tests {
             ],
             dirs: Vec::new(),
         };
-        let names: Vec<String> = left(&roots, &pending, None, &config)
+        let key = Key::random().unwrap();
+        let names: Vec<String> = left(&roots, &pending, None, &config, &key)
             .into_iter()
             .map(|f| f.name)
             .collect();

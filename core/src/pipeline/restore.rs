@@ -5,7 +5,7 @@ use std::io;
 
 use crate::fs::sys::Kind as EntryKind;
 use crate::fs::{self, Dir};
-use crate::journal::{Digest, Journal, ObjectError};
+use crate::journal::{Journal, Key, ObjectError};
 
 /// Put the saved content `digest` at `name` in `dir`, through a temp file.
 pub(super) fn restore_into(
@@ -24,16 +24,21 @@ pub(super) fn restore_into(
     })
 }
 
-/// The digest of the file `name` in `dir`, if it is a readable regular
+/// The bytes of the file `name` in `dir`, if it is a readable regular
 /// file. Only for decisions of the recovery, never shown: a file the
 /// journal saved by a link has a second name, in `objects/`.
-pub(super) fn current_digest(dir: &Dir, name: &str) -> Option<String> {
+fn current(dir: &Dir, name: &str) -> Option<Vec<u8>> {
     let file = dir.open_read_at(name).ok()?;
     let stat = file.stat().ok()?;
     if stat.kind != EntryKind::File {
         return None;
     }
-    Some(Digest::of(&file.read_all(stat.len).ok()?).hex())
+    file.read_all(stat.len).ok()
+}
+
+/// Whether the file `name` in `dir` holds the content `digest` names.
+pub(super) fn holds(key: &Key, dir: &Dir, name: &str, digest: &str) -> bool {
+    current(dir, name).is_some_and(|bytes| key.matches(digest, &bytes))
 }
 
 /// After a change that did not happen: if the journal's saved content
@@ -60,7 +65,10 @@ pub(super) fn forget_link_of(journal: &Journal, dir: &Dir, name: &str) {
     let linked = dir
         .stat_at(name)
         .is_ok_and(|s| s.kind == EntryKind::File && s.link_count > 1);
-    if linked && let Some(digest) = current_digest(dir, name) {
-        forget_link(journal, &digest, dir, name);
+    if linked
+        && let Ok(key) = journal.key()
+        && let Some(bytes) = current(dir, name)
+    {
+        forget_link(journal, &key.digest(&bytes).hex(), dir, name);
     }
 }

@@ -75,6 +75,9 @@ struct Looked<'r> {
     current: Current,
     /// The content put back.
     restored: Option<Vec<u8>>,
+    /// Whether the file holds what the undone changes left. A file with
+    /// other hard links is never read, so never known to.
+    holds_expected: bool,
 }
 
 fn run(roots: &Roots, request: &RevertRequest, config: &Config) -> Result<Group, ToolError> {
@@ -191,11 +194,20 @@ fn plan<'r>(
                 ObjectError::Io(e) => fs::io_error(&e, "reading the journal"),
             })?),
         };
+        let key = journal
+            .key()
+            .map_err(|e| fs::io_error(&e, "reading the journal"))?;
+        let holds_expected = match (&current, &net.expected) {
+            (Current::Missing, None) => true,
+            (Current::Read(bytes, _), Some(state)) => key.matches(&state.digest, bytes),
+            _ => false,
+        };
         planned.push(Looked {
             net,
             target,
             current,
             restored,
+            holds_expected,
         });
     }
     Ok(planned)
@@ -212,7 +224,7 @@ fn check(
     let mut conflicts = Vec::new();
     let mut lost = String::new();
     for p in planned {
-        if p.holds_expected() {
+        if p.holds_expected {
             continue;
         }
         conflicts.push(p.net.path.clone());
@@ -230,7 +242,7 @@ fn check(
     }
     let removes = planned
         .iter()
-        .find(|p| p.net.restore.is_none() && !p.holds_expected());
+        .find(|p| p.net.restore.is_none() && !p.holds_expected);
     match removes {
         Some(p) if config.by == By::Model && !config.allow_delete => {
             Err(ToolError::revert_would_delete(&p.net.path))
@@ -240,17 +252,6 @@ fn check(
 }
 
 impl Looked<'_> {
-    /// Whether the file holds what the undone changes left. A file with
-    /// other hard links is never read, so never known to.
-    fn holds_expected(&self) -> bool {
-        let now = match &self.current {
-            Current::Missing => None,
-            Current::Read(bytes, _) => Some(crate::journal::Digest::of(bytes).hex()),
-            Current::Shared(..) => return false,
-        };
-        now.as_deref() == self.net.expected.as_ref().map(|s| s.digest.as_str())
-    }
-
     /// The file as the commit takes it: the restored content, expected to
     /// find the file as it was looked at.
     fn planned(&self) -> Planned<'_, '_> {

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use crate::error::ToolError;
 use crate::fs::{self, Dir, Unchanged};
-use crate::journal::{Digest, Journal, State};
+use crate::journal::{Journal, Key, State};
 
 use super::config::Config;
 use super::target::Target;
@@ -101,11 +101,12 @@ impl Staged<'_, '_> {
         self.plan.target.resolved.file_name()
     }
 
-    /// The new content's state, for the record; `None`: the file goes.
-    pub(super) fn new_state(&self) -> Option<State> {
+    /// The new content's state, for the record, its digest keyed with
+    /// `key`; `None`: the file goes.
+    pub(super) fn new_state(&self, key: &Key) -> Option<State> {
         match self.plan.content {
             Content::Bytes(bytes) => Some(State {
-                digest: Digest::of(bytes).hex(),
+                digest: key.digest(bytes).hex(),
                 size: bytes.len() as u64,
                 mtime_ms: self.modified.map(crate::journal::ms),
             }),

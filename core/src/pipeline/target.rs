@@ -74,6 +74,20 @@ impl Target<'_> {
                 err.message()
             )));
         }
+        // A file under a temp file's name would be taken for one: swept
+        // as a dead write's leftover, its removal never a commit point.
+        if resolved
+            .names
+            .last()
+            .is_some_and(|name| fs::temps::is_temp_name(name))
+        {
+            return Err(ToolError::invalid_param(format!(
+                "The name is one this tool gives its temp files ({}<16 hex digits>{}); \
+                 choose another.",
+                fs::temps::TEMP_PREFIX,
+                fs::temps::TEMP_SUFFIX
+            )));
+        }
         // Only host patterns care (`.git` is matched in any case anyway).
         let folds_case = config.protection.has_patterns() && {
             let existing = resolved.existing_dirs + usize::from(resolved.kind == TargetKind::File);

@@ -89,20 +89,30 @@ fn same(a: Identity, b: Identity) -> bool {
 
 impl JournalDir {
     /// The journal of the root at `root` (canonical) whose directory is
-    /// `root_dir`, below the base `choice` names; `None` when off.
+    /// `root_dir`, below the base `choice` names; `None` when off. A base
+    /// that is one of the roots (`roots`, by identity) is refused before
+    /// anything is made in it.
     pub(crate) fn open(
         choice: &JournalChoice,
         root: &Path,
         root_dir: BorrowedFd<'_>,
+        roots: &[(u64, u64)],
     ) -> Result<Option<JournalDir>, JournalError> {
         let Some(base) = choice.base()? else {
             return Ok(None);
         };
         let base_fd = trust::open_dir(&base).map_err(|e| error(&base, e))?;
+        let guarded = real_path(&base_fd, &base).map_err(|e| error(&base, e))?;
+        let stat = rustix::fs::fstat(&base_fd).map_err(|e| error(&base, io::Error::from(e)))?;
+        if roots.contains(&(stat.st_dev, stat.st_ino)) {
+            return Err(JournalError {
+                path: base,
+                why: super::IS_A_ROOT.into(),
+            });
+        }
         let name = key(root);
         let path = base.join(&name);
         let fd = open_private(&base_fd, &name).map_err(|e| error(&path, e))?;
-        let guarded = real_path(&base_fd, &base).map_err(|e| error(&base, e))?;
         JournalDir::adopt(fd, path, guarded, root, root_dir).map(Some)
     }
 
@@ -256,7 +266,9 @@ impl JournalDir {
 
     /// The permission bits of the saved content `digest`.
     pub(crate) fn object_mode(&self, digest: &str) -> Option<u32> {
-        if digest.len() != 32 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+        // `k` and 32 hex digits (keyed), or 32 alone (before keys).
+        let hex = digest.strip_prefix('k').unwrap_or(digest);
+        if hex.len() != 32 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
         let stat = rustix::fs::statat(

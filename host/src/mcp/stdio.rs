@@ -31,7 +31,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::RoleServer;
-use rmcp::model::{ErrorCode as RpcCode, ErrorData, JsonRpcMessage, RequestId, ServerResult};
+use rmcp::model::{
+    ErrorCode as RpcCode, ErrorData, GetExtensions as _, JsonRpcMessage, RequestId, ServerResult,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -56,12 +58,64 @@ struct Backlog {
 }
 
 impl Backlog {
-    /// Once the backlog is within its bound.
-    async fn room(&self) {
-        while self.bytes.load(Ordering::SeqCst) > MAX_BACKLOG_BYTES {
-            // A wake-up sent before this wait is kept for it (`notify_one`).
-            self.written.notified().await;
-        }
+    /// Whether the backlog is over its bound. A wake-up (`written`) sent
+    /// before a wait for it is kept for it (`notify_one`).
+    fn over(&self) -> bool {
+        self.bytes.load(Ordering::SeqCst) > MAX_BACKLOG_BYTES
+    }
+}
+
+/// How many `tools/call` requests may be read and not yet done, and how
+/// many bytes of them: rmcp runs each request read in a task of its own,
+/// which holds the request while it waits for a call slot, so a client
+/// that sends faster than calls finish stops being read instead of
+/// filling the host's memory with requests. A cancelled request counts
+/// until its task ends.
+const MAX_PENDING_CALLS: usize = 64;
+const MAX_PENDING_BYTES: usize = 64 << 20;
+
+/// The `tools/call` requests read and not yet done, and a wake-up each
+/// time one is.
+#[derive(Default)]
+struct Pending {
+    calls: AtomicUsize,
+    bytes: AtomicUsize,
+    done: tokio::sync::Notify,
+}
+
+impl Pending {
+    fn full(&self) -> bool {
+        self.calls.load(Ordering::SeqCst) >= MAX_PENDING_CALLS
+            || self.bytes.load(Ordering::SeqCst) >= MAX_PENDING_BYTES
+    }
+
+    /// One more request of `bytes`, until the returned mark is dropped.
+    fn admit(self: &Arc<Pending>, bytes: usize) -> Admitted {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.bytes.fetch_add(bytes, Ordering::SeqCst);
+        Admitted(Arc::new(Mark {
+            pending: Arc::clone(self),
+            bytes,
+        }))
+    }
+}
+
+/// A request's place among the pending ones, carried in its extensions:
+/// rmcp hands them to the request's handler and drops them with it, once
+/// the request is answered, cancelled and ended, or refused.
+#[derive(Clone)]
+struct Admitted(#[allow(dead_code, reason = "held for its drop")] Arc<Mark>);
+
+struct Mark {
+    pending: Arc<Pending>,
+    bytes: usize,
+}
+
+impl Drop for Mark {
+    fn drop(&mut self) {
+        self.pending.calls.fetch_sub(1, Ordering::SeqCst);
+        self.pending.bytes.fetch_sub(self.bytes, Ordering::SeqCst);
+        self.pending.done.notify_one();
     }
 }
 
@@ -87,6 +141,7 @@ where
         max_line_bytes,
         out,
         backlog,
+        pending: Arc::default(),
         stop: None,
     };
     (lines, writer)
@@ -160,6 +215,9 @@ pub(super) struct Lines<R> {
     out: UnboundedSender<Vec<u8>>,
     /// What `out` holds: no line is read while it is over its bound.
     backlog: Arc<Backlog>,
+    /// The `tools/call` requests read and not yet done: no line is read
+    /// while they are over their bound.
+    pending: Arc<Pending>,
     /// Once it reads true, no more lines are read: the input ends.
     stop: Option<tokio::sync::watch::Receiver<bool>>,
 }
@@ -221,7 +279,13 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for Lines<R> {
             // A line in progress stays in `self.line`: reading is
             // cancel-safe, as rmcp's select needs it to be anyway.
             let read = async {
-                self.backlog.room().await;
+                // Both bounds at once: answers written free requests.
+                while self.backlog.over() || self.pending.full() {
+                    tokio::select! {
+                        () = self.backlog.written.notified() => {}
+                        () = self.pending.done.notified() => {}
+                    }
+                }
                 read_line(
                     &mut self.read,
                     &mut self.line,
@@ -315,8 +379,15 @@ impl<R: AsyncRead + Unpin> Lines<R> {
                 _ => return None,
             }
         }
-        match serde_json::from_value(value) {
-            Ok(message) => Some(message),
+        let call = method == Some("tools/call");
+        match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
+            Ok(mut message) => {
+                if call && let JsonRpcMessage::Request(request) = &mut message {
+                    let mark = self.pending.admit(line.len());
+                    request.request.extensions_mut().insert(mark);
+                }
+                Some(message)
+            }
             Err(error) => {
                 self.refuse(line, &format!("Invalid JSON-RPC message: {error}."));
                 None
@@ -463,5 +534,46 @@ mod tests {
             .await
             .expect("the request, once the answers are read");
         assert!(matches!(request, rmcp::model::JsonRpcMessage::Request(_)));
+    }
+
+    /// Calls read and not yet done past the bound stop the reading of
+    /// more; once one is done (its request dropped, as rmcp drops it when
+    /// its task ends), reading goes on. Other requests do not count.
+    #[tokio::test]
+    async fn a_client_that_sends_faster_than_calls_end_stops_being_read() {
+        use futures_util::FutureExt;
+        use rmcp::transport::Transport;
+
+        let mut input = String::from(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        );
+        input.push('\n');
+        for id in 1..=3 {
+            input.push_str(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":\"l{id}\",\"method\":\"tools/list\"}}\n"
+            ));
+        }
+        for id in 1..=super::MAX_PENDING_CALLS + 1 {
+            input.push_str(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"Write\",\"arguments\":{{}}}}}}\n"
+            ));
+        }
+        let (_client, server) = tokio::io::duplex(4096);
+        let (mut lines, _writer) = super::lines(input.as_bytes(), server, 1 << 20);
+        let mut held = Vec::new();
+        for _ in 0..4 + super::MAX_PENDING_CALLS {
+            held.push(lines.receive().await.expect("a message"));
+        }
+        assert!(
+            lines.receive().now_or_never().is_none(),
+            "a call read while {} wait",
+            super::MAX_PENDING_CALLS
+        );
+        held.truncate(10);
+        let next = lines
+            .receive()
+            .await
+            .expect("the next call, once others are done");
+        assert!(matches!(next, rmcp::model::JsonRpcMessage::Request(_)));
     }
 }

@@ -429,3 +429,23 @@ fn a_link_another_user_owns_on_the_journal_path_is_refused() {
         Some(0)
     );
 }
+
+/// A journal kept in the root itself (`--journal .`) would let every call
+/// write its records: it is refused, named, before anything is made in
+/// the root or written.
+#[test]
+fn a_journal_base_that_is_the_root_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("root");
+    fs::create_dir(&root).expect("root");
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o700)).expect("chmod");
+    let out = write_with(&root, &root);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = stderr(&out);
+    assert!(err.contains("it is a root"), "{err}");
+    assert_eq!(
+        fs::read_dir(&root).expect("root").count(),
+        0,
+        "nothing made"
+    );
+}
