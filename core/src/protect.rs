@@ -182,13 +182,21 @@ impl Protection {
 
     /// Whether `names` is protected (see [`Protection::check`]).
     pub fn is_protected(&self, names: &[String], folds_case: bool) -> bool {
-        let names: Vec<String> = names.iter().map(|n| as_windows_reads(&nfc(n))).collect();
-        if self.default_git && names.iter().any(|n| is_git(n)) {
+        let composed: Vec<String> = names.iter().map(|n| nfc(n)).collect();
+        let read: Vec<String> = composed.iter().map(|n| as_windows_reads(n)).collect();
+        if self.default_git && read.iter().any(|n| is_git(n)) {
             return true;
         }
         if self.empty {
             return false;
         }
+        // As written and as Windows reads them: a pattern protects the
+        // name it spells (`.env.*` protects `.env.`) and every spelling
+        // that opens it.
+        self.matches(&read, folds_case) || (composed != read && self.matches(&composed, folds_case))
+    }
+
+    fn matches(&self, names: &[String], folds_case: bool) -> bool {
         let (by_name, by_path) = if folds_case {
             (&self.names_folded, &self.paths_folded)
         } else {
@@ -231,6 +239,12 @@ fn as_windows_reads_pattern(pattern: &str) -> String {
     pattern
         .split('/')
         .map(|component| {
+            // A wildcard, class or brace stays as written: what it spells
+            // is matched as written too, and `*.` read as `*` would
+            // protect every name.
+            if component.contains(['*', '?', '[', '{']) {
+                return component.to_owned();
+            }
             let mut read = component.split(':').next().unwrap_or(component).to_owned();
             while read.ends_with(['.', ' ']) {
                 read.pop();
@@ -382,6 +396,17 @@ mod tests {
             assert!(p.is_protected(&names(protected), false), "{protected:?}");
         }
         for fine in ["secrets", "state/k", "y/x"] {
+            assert!(!p.is_protected(&names(fine), false), "{fine:?}");
+        }
+        // Folding case, the same reading.
+        assert!(p.is_protected(&names("SECRET::$DATA"), true));
+        assert!(p.is_protected(&names("State/J/log"), true));
+        // Wildcards stay as written, and match names as written too.
+        let p = Protection::new(false, &[".env.*", "[:]", "a?"]).unwrap();
+        for protected in [".env.", ".env. ", ".env.local", ":", "a.", "ab"] {
+            assert!(p.is_protected(&names(protected), false), "{protected:?}");
+        }
+        for fine in [".env", "x", "a"] {
             assert!(!p.is_protected(&names(fine), false), "{fine:?}");
         }
     }

@@ -114,16 +114,50 @@ fn is_key(name: &str) -> bool {
 /// Why a journal's base that is a root is refused.
 pub(crate) const IS_A_ROOT: &str = "it is a root: a call could write the journal";
 
+/// Why a root that lies in the journals' base is refused: a call could
+/// write the journals, and a root named as a journal could be swept.
+pub(crate) const ROOT_IN_JOURNAL: &str =
+    "a root lies in it: a call could write the journals, which hold only journals";
+
 /// Where `guarded` (a real path) lies inside one of the roots, known by
 /// their identities (device, inode): found by identity, not by spelling,
-/// so that a root reached through a link or a bind mount, or spelled
-/// otherwise, still finds it. Each directory above `guarded` is looked
-/// at; `Err` when `guarded` is a root itself (nothing of it could then be
+/// so that a root reached through a link, or spelled otherwise, still
+/// finds it, and from every place a mount shows `guarded` at (a bind
+/// mount inside a root). Each directory above each place is looked at;
+/// `Err` when `guarded` is a root itself (nothing of it could then be
 /// told from the journal).
 pub(crate) fn inside_roots(
     guarded: &Path,
     roots: &[(u64, u64)],
 ) -> Result<Vec<PathBuf>, &'static str> {
+    let mut found = Vec::new();
+    for place in places(guarded) {
+        for rel in inside_roots_from(&place, roots)? {
+            if !found.contains(&rel) {
+                found.push(rel);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Whether a root (a real path) lies in the journals' base `guarded`,
+/// whatever mount shows either.
+pub(crate) fn lies_in_journal(root: &Path, guarded: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    return mounts::lies_in(root, guarded);
+    #[cfg(not(target_os = "linux"))]
+    return root.starts_with(guarded);
+}
+
+fn places(guarded: &Path) -> Vec<PathBuf> {
+    #[cfg(target_os = "linux")]
+    return mounts::places(guarded);
+    #[cfg(not(target_os = "linux"))]
+    return vec![guarded.to_path_buf()];
+}
+
+fn inside_roots_from(guarded: &Path, roots: &[(u64, u64)]) -> Result<Vec<PathBuf>, &'static str> {
     let mut found = Vec::new();
     for dir in guarded.ancestors() {
         let Ok(meta) = std::fs::metadata(dir) else {
@@ -219,6 +253,8 @@ fn is_dead(holder: &str) -> bool {
 
 #[cfg(unix)]
 mod dir;
+#[cfg(target_os = "linux")]
+mod mounts;
 #[cfg(unix)]
 pub(crate) use dir::{JournalDir, sweep_orphans};
 
@@ -240,6 +276,16 @@ mod tests {
         assert_eq!(
             protect_globs(&rels),
             [".local/state/journals", ".local/state/journals/**"]
+        );
+        // Nested roots: the journal protected in each.
+        let local = id(&dir.path().join("home/.local"));
+        let rels = inside_roots(&base, &[home, local]).expect("inside");
+        assert_eq!(
+            rels,
+            [
+                PathBuf::from("state/journals"),
+                PathBuf::from(".local/state/journals")
+            ]
         );
         assert_eq!(inside_roots(&base, &[(0, 1)]), Ok(Vec::new()));
         assert!(inside_roots(&base, &[id(&base)]).is_err());

@@ -139,7 +139,7 @@ impl Options {
             &self.journal,
             root.path(),
             root.dir().as_fd(),
-            &root.identities()?,
+            (&root.identities()?, &root.paths().collect::<Vec<_>>()),
         )
         .map_err(|e| std::io::Error::other(e.to_string()))?;
         match journal {

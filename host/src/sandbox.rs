@@ -158,6 +158,20 @@ impl Root {
                 )
             },
         )?;
+        if let Some(root) = self
+            .paths()
+            .find(|root| crate::journal::lies_in_journal(root, journal.guarded()))
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: {} ({})",
+                    journal.path().display(),
+                    crate::journal::ROOT_IN_JOURNAL,
+                    root.display()
+                ),
+            ));
+        }
         self.journal_globs = crate::journal::protect_globs(&inside);
         self.journal = Some(journal);
         self.reopen()?;

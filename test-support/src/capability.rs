@@ -1,5 +1,6 @@
 //! Tests that need what only some machines give (root, to give a file to
-//! another user; a file system that takes `chattr +i`). Where it is
+//! another user; a file system that takes `chattr +i`; the right to
+//! mount). Where it is
 //! missing, such a test says so on stderr (past the harness's capture, so
 //! that the skip shows beside the test's "ok") and passes without running —
 //! except under CI (`CI=true`), which runs every test as root on a file
@@ -36,6 +37,26 @@ pub fn chattr_works(dir: &Path) -> bool {
     set
 }
 
+/// Whether `mount --bind` works here (root, with the right to mount).
+pub fn bind_mount_works(dir: &Path) -> bool {
+    let (from, to) = (dir.join(".mount-probe-from"), dir.join(".mount-probe-to"));
+    if std::fs::create_dir(&from).is_err() || std::fs::create_dir(&to).is_err() {
+        return false;
+    }
+    let mounted = Command::new("mount")
+        .arg("--bind")
+        .arg(&from)
+        .arg(&to)
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if mounted {
+        let _ = Command::new("umount").arg(&to).status();
+    }
+    let _ = std::fs::remove_dir(&from);
+    let _ = std::fs::remove_dir(&to);
+    mounted
+}
+
 /// Whether the test `name`, which needs `what`, can run (`have`). When it
 /// cannot, it says so loudly; under CI it fails instead.
 pub fn runs(have: bool, name: &str, what: &str) -> bool {
@@ -45,7 +66,8 @@ pub fn runs(have: bool, name: &str, what: &str) -> bool {
     let ci = std::env::var_os("CI").is_some_and(|v| v == "true");
     assert!(
         !ci,
-        "{name} needs {what}; CI runs every test as root on a file system that takes chattr"
+        "{name} needs {what}; CI runs every test as root, allowed to mount, on a file system \
+         that takes chattr"
     );
     // Written to the process's stderr itself, not through `eprintln!`,
     // which the test harness captures and shows only for a failure: a

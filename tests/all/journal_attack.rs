@@ -3,6 +3,7 @@
 //! Each test names what it guards and shows the attack happen.
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 
 use serde_json::{Value, json};
 
@@ -486,4 +487,50 @@ fn content_made_to_collide_with_a_persons_file_is_saved_apart() {
         .expect("the write's digest");
     assert!(mine.starts_with('k'), "{mine}");
     assert_ne!(mine, digest(&other), "two journals, one secret");
+}
+
+/// The secret that names saved contents is read as the journal made it: a
+/// secret of another length, a link or a directory in its place, or one
+/// gone while contents saved under it are kept, is not used (nor drawn
+/// again, which would leave every saved content unreadable without a
+/// word): the write is refused in words and nothing changes.
+#[test]
+fn a_damaged_or_missing_secret_refuses_the_write_and_changes_nothing() {
+    let p = Project::journaled();
+    p.put("a.txt", "one\n");
+    p.put("a.txt", "two\n");
+    let secret = p.journal().join("secret");
+    let good = fs::read(&secret).expect("the secret");
+    let huge = vec![7u8; 5 << 20];
+    let damages: [(&str, &dyn Fn()); 4] = [
+        ("gone", &|| fs::remove_file(&secret).expect("rm")),
+        ("huge", &|| fs::write(&secret, &huge).expect("write")),
+        ("short", &|| fs::write(&secret, &good[1..]).expect("write")),
+        ("a link", &|| {
+            fs::rename(&secret, p.journal().join("elsewhere")).expect("mv");
+            std::os::unix::fs::symlink("elsewhere", &secret).expect("ln");
+        }),
+    ];
+    for (what, damage) in damages {
+        damage();
+        let log = fs::read(p.journal().join("log")).expect("log");
+        let env = p.put("a.txt", "three\n");
+        assert_eq!(env.code(), Some("EXECUTION_ERROR"), "{what}: {}", env.text);
+        assert!(env.text.contains("secret"), "{what}: {}", env.text);
+        assert_eq!(p.read_string("a.txt"), "two\n", "{what}");
+        assert_eq!(
+            fs::read(p.journal().join("log")).expect("log"),
+            log,
+            "{what}"
+        );
+        let _ = fs::remove_file(p.journal().join("elsewhere"));
+        let _ = fs::remove_file(&secret);
+        fs::write(&secret, &good).expect("put back");
+        fs::set_permissions(&secret, fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+    // Put back, the journal works and the change is undone.
+    assert_eq!(p.put("a.txt", "three\n").code(), None);
+    let env = host(&p, json!({"name": "revert", "arguments": {}}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(p.read_string("a.txt"), "two\n");
 }

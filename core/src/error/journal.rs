@@ -48,6 +48,15 @@ impl ToolError {
                 "the journal's directory cannot be written"
             }
             K::OutOfMemory => "the journal is over its size bound even after dropping old changes",
+            K::InvalidData => {
+                return Self::new(
+                    ErrorKind::Journal,
+                    "The journal could not record this change: it is damaged (its secret, \
+                     which names saved contents, is not the one it made). Nothing was written. \
+                     Move the root's journal directory aside to start a new one, or turn the \
+                     journal off (`--no-journal`).",
+                );
+            }
             _ => "the journal could not be written",
         };
         Self::journal(why)

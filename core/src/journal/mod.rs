@@ -37,8 +37,8 @@ mod record;
 mod scan;
 mod secret;
 
-use std::sync::OnceLock;
 use std::io;
+use std::sync::OnceLock;
 use std::time::SystemTime;
 
 pub use digest::{Digest, GENESIS, Key, chain};

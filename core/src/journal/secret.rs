@@ -16,20 +16,33 @@ impl Journal {
             return Ok(key);
         }
         let key = match self.read_key() {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => self.make_key()?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !self.holds_keyed_objects() => {
+                self.make_key()?
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(damaged()),
             other => other?,
         };
         Ok(self.key.get_or_init(|| key))
     }
 
+    /// The secret: a regular file of its length, read no further.
     fn read_key(&self) -> io::Result<Key> {
-        let file = self.dir.open_read_at(SECRET)?;
-        let bytes = file.read_all(KEY_LEN as u64 + 1)?;
-        Key::from_bytes(&bytes).ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the journal's secret is damaged",
-            )
+        let stat = self.dir.stat_at(SECRET)?;
+        if stat.kind != crate::fs::sys::Kind::File || stat.len != KEY_LEN as u64 {
+            return Err(damaged());
+        }
+        let bytes = self.dir.open_read_at(SECRET)?.read_at(0, KEY_LEN as u64)?;
+        Key::from_bytes(&bytes).ok_or_else(damaged)
+    }
+
+    /// Whether contents saved under the secret are kept: a secret gone
+    /// then is not drawn again, which would leave every one of them
+    /// unreadable without a word.
+    fn holds_keyed_objects(&self) -> bool {
+        self.dir.open_dir_at(super::OBJECTS).is_ok_and(|objects| {
+            objects
+                .names(|name| name.starts_with('k'))
+                .map_or(true, |names| !names.is_empty())
         })
     }
 
@@ -51,4 +64,13 @@ impl Journal {
             Err(e) => Err(e),
         }
     }
+}
+
+/// The secret is not what the journal made: another file, another length,
+/// or gone while contents saved under it are kept.
+fn damaged() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "the journal's secret is damaged or gone",
+    )
 }

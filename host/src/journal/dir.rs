@@ -90,13 +90,13 @@ fn same(a: Identity, b: Identity) -> bool {
 impl JournalDir {
     /// The journal of the root at `root` (canonical) whose directory is
     /// `root_dir`, below the base `choice` names; `None` when off. A base
-    /// that is one of the roots (`roots`, by identity) is refused before
-    /// anything is made in it.
+    /// that is one of the roots (`roots`: their identities and real
+    /// paths), or holds one, is refused before anything is made in it.
     pub(crate) fn open(
         choice: &JournalChoice,
         root: &Path,
         root_dir: BorrowedFd<'_>,
-        roots: &[(u64, u64)],
+        roots: (&[(u64, u64)], &[&Path]),
     ) -> Result<Option<JournalDir>, JournalError> {
         let Some(base) = choice.base()? else {
             return Ok(None);
@@ -104,10 +104,18 @@ impl JournalDir {
         let base_fd = trust::open_dir(&base).map_err(|e| error(&base, e))?;
         let guarded = real_path(&base_fd, &base).map_err(|e| error(&base, e))?;
         let stat = rustix::fs::fstat(&base_fd).map_err(|e| error(&base, io::Error::from(e)))?;
-        if roots.contains(&(stat.st_dev, stat.st_ino)) {
+        let (identities, paths) = roots;
+        let why = if identities.contains(&(stat.st_dev, stat.st_ino)) {
+            Some(super::IS_A_ROOT)
+        } else if paths.iter().any(|p| super::lies_in_journal(p, &guarded)) {
+            Some(super::ROOT_IN_JOURNAL)
+        } else {
+            None
+        };
+        if let Some(why) = why {
             return Err(JournalError {
                 path: base,
-                why: super::IS_A_ROOT.into(),
+                why: why.into(),
             });
         }
         let name = key(root);

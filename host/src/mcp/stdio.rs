@@ -44,6 +44,7 @@ use tokio::task::JoinHandle;
 
 use super::tools::result;
 use crate::envelope::{invalid_request, request_too_long};
+use write_tool_wire::{Envelope, ErrorCode};
 
 /// How many bytes of answers may wait for a client that does not read
 /// them before no more requests are read: a client that only writes
@@ -67,20 +68,20 @@ impl Backlog {
 
 /// How many `tools/call` requests may be read and not yet done, and how
 /// many bytes of them: rmcp runs each request read in a task of its own,
-/// which holds the request while it waits for a call slot, so a client
-/// that sends faster than calls finish stops being read instead of
-/// filling the host's memory with requests. A cancelled request counts
-/// until its task ends.
+/// which holds the request while it waits for a call slot. A call past
+/// the bound is answered at once, not run, so that a client that sends
+/// faster than calls finish cannot fill the host's memory with requests.
+/// Reading never stops for it: the answer a call waits for (`roots/list`)
+/// may sit behind the calls. A cancelled request counts until its task
+/// ends.
 const MAX_PENDING_CALLS: usize = 64;
 const MAX_PENDING_BYTES: usize = 64 << 20;
 
-/// The `tools/call` requests read and not yet done, and a wake-up each
-/// time one is.
+/// The `tools/call` requests read and not yet done.
 #[derive(Default)]
 struct Pending {
     calls: AtomicUsize,
     bytes: AtomicUsize,
-    done: tokio::sync::Notify,
 }
 
 impl Pending {
@@ -115,7 +116,6 @@ impl Drop for Mark {
     fn drop(&mut self) {
         self.pending.calls.fetch_sub(1, Ordering::SeqCst);
         self.pending.bytes.fetch_sub(self.bytes, Ordering::SeqCst);
-        self.pending.done.notify_one();
     }
 }
 
@@ -215,8 +215,8 @@ pub(super) struct Lines<R> {
     out: UnboundedSender<Vec<u8>>,
     /// What `out` holds: no line is read while it is over its bound.
     backlog: Arc<Backlog>,
-    /// The `tools/call` requests read and not yet done: no line is read
-    /// while they are over their bound.
+    /// The `tools/call` requests read and not yet done: a call past
+    /// their bound is answered at once.
     pending: Arc<Pending>,
     /// Once it reads true, no more lines are read: the input ends.
     stop: Option<tokio::sync::watch::Receiver<bool>>,
@@ -279,12 +279,8 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for Lines<R> {
             // A line in progress stays in `self.line`: reading is
             // cancel-safe, as rmcp's select needs it to be anyway.
             let read = async {
-                // Both bounds at once: answers written free requests.
-                while self.backlog.over() || self.pending.full() {
-                    tokio::select! {
-                        () = self.backlog.written.notified() => {}
-                        () = self.pending.done.notified() => {}
-                    }
+                while self.backlog.over() {
+                    self.backlog.written.notified().await;
                 }
                 read_line(
                     &mut self.read,
@@ -380,6 +376,10 @@ impl<R: AsyncRead + Unpin> Lines<R> {
             }
         }
         let call = method == Some("tools/call");
+        if call && self.pending.full() {
+            self.busy(line);
+            return None;
+        }
         match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
             Ok(mut message) => {
                 if call && let JsonRpcMessage::Request(request) = &mut message {
@@ -393,6 +393,20 @@ impl<R: AsyncRead + Unpin> Lines<R> {
                 None
             }
         }
+    }
+
+    /// The answer to a call past the bound of calls not yet done: not
+    /// run, and said so.
+    fn busy(&self, line: &[u8]) {
+        let Some(id) = Head::of(line).id else { return };
+        let message = format!(
+            "The server has {MAX_PENDING_CALLS} calls not yet done; this one was not run and \
+             nothing was written. Wait for answers before sending more."
+        );
+        let envelope = Envelope::refused(ErrorCode::ExecutionError, message).to_json();
+        let answer = JsonRpcMessage::response(ServerResult::CallToolResult(result(envelope)), id);
+        // Output already closed means the client is gone; nothing to tell.
+        let _ = self.queue(&answer);
     }
 
     /// An Invalid Request error that can be sent to no request.
@@ -536,44 +550,69 @@ mod tests {
         assert!(matches!(request, rmcp::model::JsonRpcMessage::Request(_)));
     }
 
-    /// Calls read and not yet done past the bound stop the reading of
-    /// more; once one is done (its request dropped, as rmcp drops it when
-    /// its task ends), reading goes on. Other requests do not count.
+    /// A call past the bound of calls read and not yet done is answered
+    /// at once, not run, and reading goes on (an answer the calls wait
+    /// for may come after them); once a call is done (its request
+    /// dropped, as rmcp drops it when its task ends), calls run again.
+    /// Other requests do not count.
     #[tokio::test]
-    async fn a_client_that_sends_faster_than_calls_end_stops_being_read() {
-        use futures_util::FutureExt;
+    async fn calls_past_the_bound_are_answered_at_once_and_reading_goes_on() {
         use rmcp::transport::Transport;
+        use tokio::io::AsyncBufReadExt;
 
         let mut input = String::from(
             r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
         );
         input.push('\n');
+        let call = |id: usize| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"Write\",\"arguments\":{{}}}}}}\n"
+            )
+        };
         for id in 1..=3 {
             input.push_str(&format!(
                 "{{\"jsonrpc\":\"2.0\",\"id\":\"l{id}\",\"method\":\"tools/list\"}}\n"
             ));
         }
-        for id in 1..=super::MAX_PENDING_CALLS + 1 {
-            input.push_str(&format!(
-                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"Write\",\"arguments\":{{}}}}}}\n"
-            ));
+        let max = super::MAX_PENDING_CALLS;
+        for id in 1..=max + 2 {
+            input.push_str(&call(id));
         }
-        let (_client, server) = tokio::io::duplex(4096);
+        input.push_str(r#"{"jsonrpc":"2.0","id":"r","result":{"roots":[]}}"#);
+        input.push('\n');
+        input.push_str(&call(max + 3));
+        let (client, server) = tokio::io::duplex(1 << 20);
         let (mut lines, _writer) = super::lines(input.as_bytes(), server, 1 << 20);
         let mut held = Vec::new();
-        for _ in 0..4 + super::MAX_PENDING_CALLS {
+        for _ in 0..4 + max {
             held.push(lines.receive().await.expect("a message"));
         }
+        // The two calls past the bound are answered, and the client's
+        // answer after them read.
+        let next = lines.receive().await.expect("the client's answer");
         assert!(
-            lines.receive().now_or_never().is_none(),
-            "a call read while {} wait",
-            super::MAX_PENDING_CALLS
+            matches!(next, rmcp::model::JsonRpcMessage::Response(_)),
+            "{next:?}"
         );
+        let mut answers = tokio::io::BufReader::new(client).lines();
+        for id in [max + 1, max + 2] {
+            let answer = answers.next_line().await.expect("read").expect("an answer");
+            let answer: serde_json::Value = serde_json::from_str(&answer).expect("JSON");
+            assert_eq!(answer["id"], id, "{answer}");
+            let envelope = &answer["result"]["structuredContent"];
+            assert_eq!(envelope["error"]["code"], "EXECUTION_ERROR", "{answer}");
+            assert!(
+                envelope["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("not run")),
+                "{answer}"
+            );
+        }
         held.truncate(10);
-        let next = lines
-            .receive()
-            .await
-            .expect("the next call, once others are done");
-        assert!(matches!(next, rmcp::model::JsonRpcMessage::Request(_)));
+        let next = lines.receive().await.expect("a call, once others are done");
+        assert!(
+            matches!(next, rmcp::model::JsonRpcMessage::Request(_)),
+            "{next:?}"
+        );
     }
 }

@@ -449,3 +449,82 @@ fn a_journal_base_that_is_the_root_is_refused() {
         "nothing made"
     );
 }
+
+/// A root that lies in the journals' base could write every journal there
+/// (and one named as a journal could be swept): refused, named, before
+/// anything is made in the base.
+#[test]
+fn a_root_inside_the_journals_base_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().join("journals");
+    let root = base.join("project");
+    fs::create_dir_all(&root).expect("root");
+    fs::set_permissions(&base, fs::Permissions::from_mode(0o700)).expect("chmod");
+    let out = write_with(&root, &base);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = stderr(&out);
+    assert!(err.contains("a root lies in it"), "{err}");
+    let names: Vec<_> = fs::read_dir(&base)
+        .expect("base")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, ["project"], "nothing made in the base");
+    assert_eq!(fs::read_dir(&root).expect("root").count(), 0);
+}
+
+/// Unmounts its mount point when dropped, whatever the test did.
+struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// A bind mount inside the root that shows the journals' base is found
+/// from the mount's side: through it, a model can neither read the log
+/// nor write it. Needs the right to mount.
+#[test]
+fn a_journal_shown_inside_the_root_by_a_bind_mount_is_protected() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    if !write_tool_test_support::capability::runs(
+        write_tool_test_support::capability::bind_mount_works(dir.path()),
+        "a journal shown by a bind mount",
+        "root allowed to mount (mount --bind)",
+    ) {
+        return;
+    }
+    let (root, base) = (dir.path().join("root"), dir.path().join("journals"));
+    fs::create_dir_all(root.join("mnt")).expect("root");
+    fs::create_dir(&base).expect("base");
+    fs::set_permissions(&base, fs::Permissions::from_mode(0o700)).expect("chmod");
+    let status = Command::new("mount")
+        .arg("--bind")
+        .arg(&base)
+        .arg(root.join("mnt"))
+        .status()
+        .expect("mount");
+    assert!(status.success());
+    // Dropped before the temp dir, which then removes no journal twice.
+    let _mounted = Mounted(root.join("mnt"));
+    assert_eq!(write_with(&root, &base).status.code(), Some(0));
+    let key = fs::read_dir(&base)
+        .expect("base")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.is_dir())
+        .expect("the root's journal");
+    let key = key.file_name().expect("a name").to_str().expect("UTF-8");
+    let log = format!("mnt/{key}/log");
+    let before = fs::read(root.join(&log)).expect("the log, through the mount");
+    for (path, dry_run) in [(log.as_str(), true), (log.as_str(), false)] {
+        let request = serde_json::json!({
+            "name": "Write",
+            "arguments": {"path": path, "content": "forged\n", "dry_run": dry_run}
+        });
+        let out = on(&root, &base, &["call"], request.to_string().as_bytes());
+        let env: Value = envelope(&out);
+        assert_eq!(env["error"]["code"], "ACCESS_DENIED", "{path}: {env}");
+        assert!(!env.to_string().contains("\"seq\""), "records shown: {env}");
+    }
+    assert_eq!(fs::read(root.join(&log)).expect("the log"), before);
+}
