@@ -38,12 +38,16 @@ impl Journal {
     /// Whether contents saved under the secret are kept: a secret gone
     /// then is not drawn again, which would leave every one of them
     /// unreadable without a word.
+    /// What cannot be listed (but is there) counts as kept.
     fn holds_keyed_objects(&self) -> bool {
-        self.dir.open_dir_at(super::OBJECTS).is_ok_and(|objects| {
-            objects
-                .names(|name| name.starts_with('k'))
-                .map_or(true, |names| !names.is_empty())
-        })
+        let names = self
+            .dir
+            .open_dir_at(super::OBJECTS)
+            .and_then(|objects| objects.names(|name| name.starts_with('k')));
+        match names {
+            Ok(names) => !names.is_empty(),
+            Err(e) => e.kind() != io::ErrorKind::NotFound,
+        }
     }
 
     /// A new secret, written whole before it is given its name, so that

@@ -359,6 +359,38 @@ impl Drop for Serve {
     }
 }
 
+/// The one journal below `base`: its directory's name.
+fn only_journal(base: &Path) -> String {
+    let key = fs::read_dir(base)
+        .expect("the journal base")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.is_dir())
+        .expect("the root's journal");
+    key.file_name()
+        .expect("a name")
+        .to_str()
+        .expect("UTF-8")
+        .to_owned()
+}
+
+/// Each of `paths` (root-relative), written for real and as a dry run
+/// with `root` and `base`, is `ACCESS_DENIED` and shows nothing of a
+/// record.
+fn forging_is_denied(root: &Path, base: &Path, paths: &[&str]) {
+    for path in paths {
+        for dry_run in [true, false] {
+            let request = serde_json::json!({
+                "name": "Write",
+                "arguments": {"path": path, "content": "forged\n", "dry_run": dry_run}
+            });
+            let out = on(root, base, &["call"], request.to_string().as_bytes());
+            let env: Value = envelope(&out);
+            assert_eq!(env["error"]["code"], "ACCESS_DENIED", "{path}: {env}");
+            assert!(!env.to_string().contains("\"seq\""), "records shown: {env}");
+        }
+    }
+}
+
 /// A journal inside the root reached by another spelling of the root's
 /// path (through a link: a home directory that is one) is protected there
 /// all the same: a model can neither read its records nor write them.
@@ -371,28 +403,9 @@ fn a_journal_inside_the_root_by_another_spelling_is_protected() {
     std::os::unix::fs::symlink("proj", &alias).expect("symlink");
     let base = alias.join(".wt");
     assert_eq!(write_with(&alias, &base).status.code(), Some(0));
-    let key = fs::read_dir(real.join(".wt"))
-        .expect("the journal base, in the root")
-        .map(|e| e.expect("entry").path())
-        .find(|p| p.is_dir())
-        .expect("the root's journal");
-    let key = key.file_name().expect("a name").to_str().expect("UTF-8");
-    let log = format!(".wt/{key}/log");
+    let log = format!(".wt/{}/log", only_journal(&real.join(".wt")));
     let before = fs::read(real.join(&log)).expect("the log");
-    for (path, dry_run) in [
-        (log.as_str(), true),
-        (log.as_str(), false),
-        (".wt/x", false),
-    ] {
-        let request = serde_json::json!({
-            "name": "Write",
-            "arguments": {"path": path, "content": "forged\n", "dry_run": dry_run}
-        });
-        let out = on(&alias, &base, &["call"], request.to_string().as_bytes());
-        let env: Value = envelope(&out);
-        assert_eq!(env["error"]["code"], "ACCESS_DENIED", "{path}: {env}");
-        assert!(!env.to_string().contains("\"seq\""), "records shown: {env}");
-    }
+    forging_is_denied(&alias, &base, &[&log, ".wt/x"]);
     assert_eq!(fs::read(real.join(&log)).expect("the log"), before);
     assert!(!real.join(".wt/x").exists());
 }
@@ -508,23 +521,9 @@ fn a_journal_shown_inside_the_root_by_a_bind_mount_is_protected() {
     // Dropped before the temp dir, which then removes no journal twice.
     let _mounted = Mounted(root.join("mnt"));
     assert_eq!(write_with(&root, &base).status.code(), Some(0));
-    let key = fs::read_dir(&base)
-        .expect("base")
-        .map(|e| e.expect("entry").path())
-        .find(|p| p.is_dir())
-        .expect("the root's journal");
-    let key = key.file_name().expect("a name").to_str().expect("UTF-8");
-    let log = format!("mnt/{key}/log");
+    let log = format!("mnt/{}/log", only_journal(&base));
     let before = fs::read(root.join(&log)).expect("the log, through the mount");
-    for (path, dry_run) in [(log.as_str(), true), (log.as_str(), false)] {
-        let request = serde_json::json!({
-            "name": "Write",
-            "arguments": {"path": path, "content": "forged\n", "dry_run": dry_run}
-        });
-        let out = on(&root, &base, &["call"], request.to_string().as_bytes());
-        let env: Value = envelope(&out);
-        assert_eq!(env["error"]["code"], "ACCESS_DENIED", "{path}: {env}");
-        assert!(!env.to_string().contains("\"seq\""), "records shown: {env}");
-    }
+    forging_is_denied(&root, &base, &[&log, "mnt/x"]);
     assert_eq!(fs::read(root.join(&log)).expect("the log"), before);
+    assert!(!base.join("x").exists());
 }
