@@ -126,10 +126,7 @@ pub(crate) const ROOT_IN_JOURNAL: &str =
 /// mount inside a root). Each directory above each place is looked at;
 /// `Err` when `guarded` is a root itself (nothing of it could then be
 /// told from the journal).
-pub(crate) fn inside_roots(
-    guarded: &Path,
-    roots: &[(u64, u64)],
-) -> Result<Vec<PathBuf>, &'static str> {
+fn inside_roots(guarded: &Path, roots: &[(u64, u64)]) -> Result<Vec<PathBuf>, &'static str> {
     let mut found = Vec::new();
     for place in places(guarded) {
         for rel in inside_roots_from(&place, roots)? {
@@ -141,9 +138,25 @@ pub(crate) fn inside_roots(
     Ok(found)
 }
 
+/// Where the journals' base `guarded` (a real path) lies inside the
+/// roots (`roots`: their identities and real paths), as
+/// [`inside_roots`] finds it; `Err` when it is a root or holds one (a call
+/// could write the journals, and the base holds only journals).
+pub(crate) fn place_among_roots(
+    guarded: &Path,
+    roots: (&[(u64, u64)], &[&Path]),
+) -> Result<Vec<PathBuf>, &'static str> {
+    let (identities, paths) = roots;
+    let inside = inside_roots(guarded, identities)?;
+    if paths.iter().any(|root| lies_in_journal(root, guarded)) {
+        return Err(ROOT_IN_JOURNAL);
+    }
+    Ok(inside)
+}
+
 /// Whether a root (a real path) lies in the journals' base `guarded`,
 /// whatever mount shows either.
-pub(crate) fn lies_in_journal(root: &Path, guarded: &Path) -> bool {
+fn lies_in_journal(root: &Path, guarded: &Path) -> bool {
     #[cfg(target_os = "linux")]
     return mounts::lies_in(root, guarded);
     #[cfg(not(target_os = "linux"))]

@@ -147,31 +147,18 @@ impl Root {
 
     /// The same roots, recording in `journal`.
     ///
-    /// Refused when the journal's directory is one of the roots: a call
+    /// Refused when the journal's directory is a root or holds one: a call
     /// could then write its records.
     pub(crate) fn with_journal_dir(mut self, journal: JournalDir) -> io::Result<Root> {
-        let inside = crate::journal::inside_roots(journal.guarded(), &self.identities()?).map_err(
-            |why| {
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("{}: {why}", journal.path().display()),
-                )
-            },
-        )?;
-        if let Some(root) = self
-            .paths()
-            .find(|root| crate::journal::lies_in_journal(root, journal.guarded()))
-        {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "{}: {} ({})",
-                    journal.path().display(),
-                    crate::journal::ROOT_IN_JOURNAL,
-                    root.display()
-                ),
-            ));
-        }
+        let paths: Vec<&Path> = self.paths().collect();
+        let inside =
+            crate::journal::place_among_roots(journal.guarded(), (&self.identities()?, &paths))
+                .map_err(|why| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("{}: {why}", journal.path().display()),
+                    )
+                })?;
         self.journal_globs = crate::journal::protect_globs(&inside);
         self.journal = Some(journal);
         self.reopen()?;

@@ -9,9 +9,9 @@
 //! - `log`: one JSON line per record ([`Record`]), appended, each holding
 //!   the SHA-256 of the line before it;
 //! - `objects/<digest>`: the content a change replaced, once per distinct
-//!   content, named by its [`Digest`] (keyed with `secret`): the replaced file itself (a hard
-//!   link to it, taken before the rename detaches it from its name) where
-//!   the file system allows, else a copy;
+//!   content, named by its [`Digest`] (keyed with `secret`): the replaced
+//!   file itself (a hard link to it, taken before the rename detaches it
+//!   from its name) where the file system allows, else a copy;
 //! - `pending`: the chain's head (the last record's seq and hash, which
 //!   anchors it) and the commit in progress, if any (its seq, temp files
 //!   and the directories it made), which the next journaled call finishes

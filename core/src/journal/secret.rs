@@ -37,8 +37,8 @@ impl Journal {
 
     /// Whether contents saved under the secret are kept: a secret gone
     /// then is not drawn again, which would leave every one of them
-    /// unreadable without a word.
-    /// What cannot be listed (but is there) counts as kept.
+    /// unreadable without a word. What cannot be listed (but is there)
+    /// counts as kept.
     fn holds_keyed_objects(&self) -> bool {
         let names = self
             .dir
@@ -52,7 +52,9 @@ impl Journal {
 
     /// A new secret, written whole before it is given its name, so that
     /// no process reads half of one; where another process named its own
-    /// first, that one.
+    /// first, that one. Its name is made durable before any content is
+    /// saved under it: a crash must not keep the saved contents and lose
+    /// their key.
     fn make_key(&self) -> io::Result<Key> {
         let key = Key::random()?;
         let temp = crate::fs::temps::temp_name(0);
@@ -63,7 +65,7 @@ impl Journal {
             .and_then(|()| self.dir.link_at(&temp, SECRET));
         let _ = self.dir.unlink_at(&temp);
         match written {
-            Ok(()) => Ok(key),
+            Ok(()) => self.dir.sync().map(|()| key),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => self.read_key(),
             Err(e) => Err(e),
         }

@@ -103,16 +103,7 @@ impl JournalDir {
         };
         let base_fd = trust::open_dir(&base).map_err(|e| error(&base, e))?;
         let guarded = real_path(&base_fd, &base).map_err(|e| error(&base, e))?;
-        let stat = rustix::fs::fstat(&base_fd).map_err(|e| error(&base, io::Error::from(e)))?;
-        let (identities, paths) = roots;
-        let why = if identities.contains(&(stat.st_dev, stat.st_ino)) {
-            Some(super::IS_A_ROOT)
-        } else if paths.iter().any(|p| super::lies_in_journal(p, &guarded)) {
-            Some(super::ROOT_IN_JOURNAL)
-        } else {
-            None
-        };
-        if let Some(why) = why {
+        if let Err(why) = super::place_among_roots(&guarded, roots) {
             return Err(JournalError {
                 path: base,
                 why: why.into(),

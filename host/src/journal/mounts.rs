@@ -56,11 +56,11 @@ fn unescape(field: &str) -> String {
 }
 
 /// The device and the path on it of `path` (a real path): through the
-/// mount that holds it, the one mounted last at the longest prefix.
+/// mount that holds it, the one mounted last (`max_by_key` keeps the last
+/// of equals; `mountinfo` lists in mount order) at the longest prefix.
 fn on_device<'m>(mounts: &'m [Mount], path: &Path) -> Option<(&'m str, PathBuf)> {
     let mount = mounts
         .iter()
-        .rev()
         .filter(|m| path.starts_with(&m.at))
         .max_by_key(|m| m.at.components().count())?;
     let rest = path.strip_prefix(&mount.at).ok()?;
@@ -109,7 +109,8 @@ mod tests {
 1 0 8:1 / / rw - ext4 /dev/sda1 rw
 2 1 8:1 /home/u/state /home/u/proj/mnt rw - ext4 /dev/sda1 rw
 3 1 0:5 / /tmp rw - tmpfs tmpfs rw
-4 1 8:1 /home/u/my\\040dir /srv/x rw - ext4 /dev/sda1 rw";
+4 1 8:1 /home/u/my\\040dir /srv/x rw - ext4 /dev/sda1 rw
+5 1 0:6 / /srv/x rw - tmpfs tmpfs rw";
         let mounts: Vec<Mount> = info.lines().filter_map(parse).collect();
         assert_eq!(mounts[3].shows, Path::new("/home/u/my dir"));
         let journal = Path::new("/home/u/state/journals");
@@ -125,6 +126,11 @@ mod tests {
         assert_eq!(
             places_among(&mounts, Path::new("/tmp/j")),
             [Path::new("/tmp/j")]
+        );
+        // A mount over another at one place shows what was mounted last.
+        assert_eq!(
+            on_device(&mounts, Path::new("/srv/x/a")),
+            Some(("0:6", PathBuf::from("/a")))
         );
     }
 }
