@@ -67,8 +67,10 @@ fn on_device<'m>(mounts: &'m [Mount], path: &Path) -> Option<(&'m str, PathBuf)>
     Some((&mount.device, mount.shows.join(rest)))
 }
 
-/// Every place `path` (a real path) is shown at: itself, and below each
-/// mount of its device that shows a directory above it.
+/// Every place `path` (a real path) or a part of it is shown at: itself,
+/// below each mount of its device that shows a directory above it, and
+/// each mount that shows a directory below it (one journal, or its
+/// `objects`).
 pub(super) fn places(path: &Path) -> Vec<PathBuf> {
     places_among(&mounts(), path)
 }
@@ -79,11 +81,13 @@ fn places_among(mounts: &[Mount], path: &Path) -> Vec<PathBuf> {
         return places;
     };
     for mount in mounts.iter().filter(|m| m.device == device) {
-        if let Ok(rest) = inner.strip_prefix(&mount.shows) {
-            let place = mount.at.join(rest);
-            if !places.contains(&place) {
-                places.push(place);
-            }
+        let place = match inner.strip_prefix(&mount.shows) {
+            Ok(rest) => mount.at.join(rest),
+            Err(_) if mount.shows.starts_with(&inner) => mount.at.clone(),
+            Err(_) => continue,
+        };
+        if !places.contains(&place) {
+            places.push(place);
         }
     }
     places
@@ -110,13 +114,19 @@ mod tests {
 2 1 8:1 /home/u/state /home/u/proj/mnt rw - ext4 /dev/sda1 rw
 3 1 0:5 / /tmp rw - tmpfs tmpfs rw
 4 1 8:1 /home/u/my\\040dir /srv/x rw - ext4 /dev/sda1 rw
-5 1 0:6 / /srv/x rw - tmpfs tmpfs rw";
+5 1 0:6 / /srv/x rw - tmpfs tmpfs rw
+6 1 8:1 /home/u/state/journals/0a1b/objects /home/u/proj/o rw - ext4 /dev/sda1 rw";
         let mounts: Vec<Mount> = info.lines().filter_map(parse).collect();
         assert_eq!(mounts[3].shows, Path::new("/home/u/my dir"));
         let journal = Path::new("/home/u/state/journals");
+        // Shown above it, and a part of it shown on its own.
         assert_eq!(
             places_among(&mounts, journal),
-            [journal, Path::new("/home/u/proj/mnt/journals")]
+            [
+                journal,
+                Path::new("/home/u/proj/mnt/journals"),
+                Path::new("/home/u/proj/o")
+            ]
         );
         // Seen from its bind mount, the same file system path.
         assert_eq!(

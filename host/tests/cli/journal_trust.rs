@@ -521,9 +521,28 @@ fn a_journal_shown_inside_the_root_by_a_bind_mount_is_protected() {
     // Dropped before the temp dir, which then removes no journal twice.
     let _mounted = Mounted(root.join("mnt"));
     assert_eq!(write_with(&root, &base).status.code(), Some(0));
-    let log = format!("mnt/{}/log", only_journal(&base));
+    let key = only_journal(&base);
+    let log = format!("mnt/{key}/log");
     let before = fs::read(root.join(&log)).expect("the log, through the mount");
     forging_is_denied(&root, &base, &[&log, "mnt/x"]);
     assert_eq!(fs::read(root.join(&log)).expect("the log"), before);
     assert!(!base.join("x").exists());
+    // One journal's directory, or its saved contents, shown on its own
+    // (a replaced file saved first, so that there are some).
+    let out = on(&root, &base, &["write", "f.txt", "--content", "y\n"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    for (part, name) in [(key.clone(), "secret"), (format!("{key}/objects"), "kx")] {
+        fs::create_dir_all(root.join("part")).expect("mount point");
+        let status = Command::new("mount")
+            .arg("--bind")
+            .arg(base.join(&part))
+            .arg(root.join("part"))
+            .status()
+            .expect("mount");
+        assert!(status.success());
+        let _part = Mounted(root.join("part"));
+        let before = fs::read(base.join(&part).join(name)).ok();
+        forging_is_denied(&root, &base, &[&format!("part/{name}")]);
+        assert_eq!(fs::read(base.join(&part).join(name)).ok(), before, "{part}");
+    }
 }
