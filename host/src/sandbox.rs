@@ -33,9 +33,6 @@ pub struct Root {
     /// The journal's directory, if changes are recorded
     /// (`crate::journal`), opened and checked.
     journal: Option<JournalDir>,
-    /// Globs that protect the journal where it lies inside a root, found
-    /// once, when the journal is chosen.
-    journal_globs: Vec<String>,
 }
 
 impl std::fmt::Debug for Root {
@@ -140,26 +137,20 @@ impl Root {
     ///
     /// `journal` is opened by path, as the roots are.
     pub fn with_journal(self, journal: impl AsRef<Path>) -> io::Result<Root> {
-        let dir = JournalDir::at(journal.as_ref(), self.path(), self.project.dir.as_fd())
-            .map_err(|e| io::Error::other(e.to_string()))?;
+        let paths: Vec<&Path> = self.paths().collect();
+        let dir = JournalDir::at(
+            journal.as_ref(),
+            self.path(),
+            self.project.dir.as_fd(),
+            (&self.identities()?, &paths),
+        )
+        .map_err(|e| io::Error::other(e.to_string()))?;
         self.with_journal_dir(dir)
     }
 
-    /// The same roots, recording in `journal`.
-    ///
-    /// Refused when the journal's directory is a root or holds one: a call
-    /// could then write its records.
+    /// The same roots, recording in `journal`, whose place among them
+    /// was found when it was opened.
     pub(crate) fn with_journal_dir(mut self, journal: JournalDir) -> io::Result<Root> {
-        let paths: Vec<&Path> = self.paths().collect();
-        let inside =
-            crate::journal::place_among_roots(journal.guarded(), (&self.identities()?, &paths))
-                .map_err(|why| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!("{}: {why}", journal.path().display()),
-                    )
-                })?;
-        self.journal_globs = crate::journal::protect_globs(&inside);
         self.journal = Some(journal);
         self.reopen()?;
         Ok(self)
@@ -214,10 +205,10 @@ impl Root {
     /// What the guest needs to find the journal, as settings: its preopen's
     /// name, and globs that protect it where it lies inside a root.
     pub(crate) fn journal_env(&self) -> Option<(String, Vec<String>)> {
-        self.journal.as_ref()?;
+        let journal = self.journal.as_ref()?;
         Some((
             crate::journal::PREOPEN.to_owned(),
-            self.journal_globs.clone(),
+            crate::journal::protect_globs(journal.inside()),
         ))
     }
 
@@ -264,7 +255,6 @@ impl Root {
             preopens,
             naming,
             journal: None,
-            journal_globs: Vec::new(),
         })
     }
 

@@ -438,6 +438,30 @@ fn a_journal_directory_others_can_read_is_refused() {
     assert!(open().is_ok());
 }
 
+/// A library host that names the root itself (or a directory holding
+/// it) as the journal is refused before the journal writes anything
+/// there: its `root` note would be a file a call could rewrite.
+#[test]
+fn a_journal_that_is_the_root_or_holds_it_is_refused_before_anything_is_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = Project::new();
+    for journal in [p.root_dir(), p.base().to_path_buf()] {
+        fs::set_permissions(&journal, fs::Permissions::from_mode(0o700)).expect("chmod");
+        let before = p.tree();
+        let err = write_tool::Root::open(p.root_dir(), write_tool::ambient_authority())
+            .expect("root")
+            .with_journal(&journal)
+            .expect_err("a journal that is the root or holds it");
+        let err = err.to_string();
+        assert!(
+            err.contains("it is a root") || err.contains("a root lies in it"),
+            "{err}"
+        );
+        assert_eq!(p.tree(), before, "{}", journal.display());
+        assert!(!journal.join("root").is_file(), "{}", journal.display());
+    }
+}
+
 /// Contents a model chose to collide with a person's file under XXH3's
 /// public secret (`tests/all/collision/`) are saved apart: each journal
 /// keys its digests with a secret of its own, so the person's undo puts

@@ -35,15 +35,25 @@ pub(crate) struct JournalDir {
     fd: OwnedFd,
     /// Its path as given, for messages.
     path: PathBuf,
-    /// What is protected where it lies inside a root, with every link
-    /// resolved: the base that holds every root's journal (a model that
-    /// could write another root's journal could change that root's files
-    /// through its recovery), or the journal itself when it was given as
-    /// is. Compared with the roots' canonical paths: the path as given may
-    /// reach a root by another spelling (a home directory through a link),
-    /// which a comparison of spellings would miss.
-    guarded: PathBuf,
+    /// Where what it guards lies inside the roots, root-relative
+    /// (`super::place_among_roots`): the base that holds every root's
+    /// journal (a model that could write another root's journal could
+    /// change that root's files through its recovery), or the journal
+    /// itself when it was given as is. Found once, before anything is
+    /// written in it.
+    inside: Vec<PathBuf>,
     id: Identity,
+}
+
+/// Where the directory `fd` (opened at `path`) lies inside the roots;
+/// refused, named, where it is a root or holds one.
+fn place(
+    fd: &OwnedFd,
+    path: &Path,
+    roots: (&[(u64, u64)], &[&Path]),
+) -> Result<Vec<PathBuf>, JournalError> {
+    let guarded = real_path(fd, path).map_err(|e| error(path, e))?;
+    super::place_among_roots(&guarded, roots).map_err(|why| error(path, why))
 }
 
 fn error(path: &Path, why: impl std::fmt::Display) -> JournalError {
@@ -102,32 +112,28 @@ impl JournalDir {
             return Ok(None);
         };
         let base_fd = trust::open_dir(&base).map_err(|e| error(&base, e))?;
-        let guarded = real_path(&base_fd, &base).map_err(|e| error(&base, e))?;
-        if let Err(why) = super::place_among_roots(&guarded, roots) {
-            return Err(JournalError {
-                path: base,
-                why: why.into(),
-            });
-        }
+        let inside = place(&base_fd, &base, roots)?;
         let name = key(root);
         let path = base.join(&name);
         let fd = open_private(&base_fd, &name).map_err(|e| error(&path, e))?;
-        JournalDir::adopt(fd, path, guarded, root, root_dir).map(Some)
+        JournalDir::adopt(fd, path, inside, root, root_dir).map(Some)
     }
 
     /// The journal in `dir` itself, for the root at `root` whose directory
     /// is `root_dir`: a directory this user owns and no one else can
-    /// write, below directories others cannot replace.
+    /// write, below directories others cannot replace, that is no root
+    /// and holds none (`roots`), refused before anything is written in it.
     pub(crate) fn at(
         dir: &Path,
         root: &Path,
         root_dir: BorrowedFd<'_>,
+        roots: (&[(u64, u64)], &[&Path]),
     ) -> Result<JournalDir, JournalError> {
         let path = std::path::absolute(dir).map_err(|e| error(dir, e))?;
         let fd = trust::open_dir(&path).map_err(|e| error(&path, e))?;
         private(&fd).map_err(|e| error(&path, e))?;
-        let guarded = real_path(&fd, &path).map_err(|e| error(&path, e))?;
-        JournalDir::adopt(fd, path, guarded, root, root_dir)
+        let inside = place(&fd, &path, roots)?;
+        JournalDir::adopt(fd, path, inside, root, root_dir)
     }
 
     /// The journal `fd` for the root at `root`: refused if it is another
@@ -136,7 +142,7 @@ impl JournalDir {
     fn adopt(
         fd: OwnedFd,
         path: PathBuf,
-        guarded: PathBuf,
+        inside: Vec<PathBuf>,
         root: &Path,
         root_dir: BorrowedFd<'_>,
     ) -> Result<JournalDir, JournalError> {
@@ -160,7 +166,7 @@ impl JournalDir {
         let journal = JournalDir {
             fd,
             path,
-            guarded,
+            inside,
             id,
         };
         journal.remove_dead_holders();
@@ -172,9 +178,9 @@ impl JournalDir {
         &self.path
     }
 
-    /// What is protected where it lies inside a root, links resolved.
-    pub(crate) fn guarded(&self) -> &Path {
-        &self.guarded
+    /// Where what it guards lies inside the roots, root-relative.
+    pub(crate) fn inside(&self) -> &[PathBuf] {
+        &self.inside
     }
 
     /// Its device and inode: how the commit gate tells the journal's
