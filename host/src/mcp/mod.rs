@@ -223,8 +223,16 @@ impl McpServer {
             calls.quiesce().await;
             let _ = stop.send(true);
         });
+        let draining = stopped.clone();
         let served = async {
-            let service = self.serve(transport).await?;
+            let service = match self.serve(transport).await {
+                Ok(service) => service,
+                // A drain before the client's `initialize` was read ends
+                // the input the handshake waited for: nothing was in
+                // flight, and the drain is done.
+                Err(_) if *draining.borrow() => return Ok(()),
+                Err(e) => return Err(e.into()),
+            };
             service.waiting().await?;
             // The transport is gone with the service; what it queued is
             // written.
