@@ -132,6 +132,8 @@ pub struct Data {
 pub struct EditMatch {
     pub tolerance: String,
     pub lines: Vec<u64>,
+    #[serde(default)]
+    pub repaired: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -157,6 +157,13 @@ pub struct EditMatch {
     /// The first line of each place it changed, from 1, in the text as it
     /// was when the edit applied.
     pub lines: Vec<u64>,
+    /// What was repaired in the edit's texts before a rung found it
+    /// (`docs/contract.md#matching`): `line_break_at_end`, `line_numbers`,
+    /// `json_escapes`, `html_entities`, `blank_ends`; absent when nothing
+    /// was. Not in the WIT record (a field there would break the typed
+    /// interface of 0.1): the envelope's `text` says it there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repaired: Vec<String>,
 }
 
 /// The lock values of a file, named as the lock parameters are.

@@ -21,8 +21,10 @@ pub enum Tolerance {
     /// with tabs for spaces (or spaces for tabs); the new text is
     /// re-indented the same way.
     Indentation,
-    /// Typographic quotes, dashes, non-breaking spaces and the ellipsis
-    /// taken for their ASCII look-alikes.
+    /// Typographic quotes, dashes, Unicode spaces and the ellipsis taken
+    /// for their ASCII look-alikes, and characters that render as nothing
+    /// (zero-width spaces and joiners, soft hyphens, a byte-order mark)
+    /// ignored.
     LookAlikes,
 }
 
@@ -54,7 +56,9 @@ impl Tolerance {
             Tolerance::LineEndings => "line endings (CRLF/LF)",
             Tolerance::TrailingWhitespace => "line endings and trailing whitespace",
             Tolerance::Indentation => "whitespace and indentation",
-            Tolerance::LookAlikes => "whitespace, indentation and typographic look-alikes",
+            Tolerance::LookAlikes => {
+                "whitespace, indentation, typographic look-alikes and invisible characters"
+            }
         }
     }
 }
@@ -87,7 +91,7 @@ fn look_alike(c: char) -> Option<&'static str> {
         '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => "\"",
         '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
         | '\u{2212}' => "-",
-        '\u{00A0}' | '\u{2007}' | '\u{202F}' => " ",
+        '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => " ",
         '\u{2026}' => "...",
         _ => return None,
     })
@@ -95,6 +99,26 @@ fn look_alike(c: char) -> Option<&'static str> {
 
 fn is_blank(c: char) -> bool {
     c == ' ' || c == '\t'
+}
+
+/// Whether `c` is blank on the look-alike rung: a space or tab, a Unicode
+/// space, or a character that renders as nothing.
+fn is_blank_alike(c: char) -> bool {
+    is_blank(c) || look_alike(c) == Some(" ") || super::repair::is_invisible(c)
+}
+
+/// `text` as the look-alike rung reads whitespace: Unicode spaces as
+/// spaces, invisible characters gone; borrowed when it has none.
+pub fn plain_spaces(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() || !text.chars().any(|c| !is_blank(c) && is_blank_alike(c)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .filter(|&c| !super::repair::is_invisible(c))
+            .map(|c| if is_blank_alike(c) { ' ' } else { c })
+            .collect(),
+    )
 }
 
 impl Form {
@@ -128,13 +152,18 @@ impl Form {
             }
             let mut body = &body[..body_end];
             let mut start = 0;
+            let blank = if level >= Tolerance::LookAlikes {
+                is_blank_alike
+            } else {
+                is_blank
+            };
             if level >= Tolerance::TrailingWhitespace {
-                let trimmed = body.trim_end_matches(is_blank);
+                let trimmed = body.trim_end_matches(blank);
                 dropped_end += body.len() - trimmed.len();
                 body = trimmed;
             }
             if level >= Tolerance::Indentation {
-                let trimmed = body.trim_start_matches(is_blank);
+                let trimmed = body.trim_start_matches(blank);
                 start = body.len() - trimmed.len();
                 body = trimmed;
             }
@@ -196,7 +225,12 @@ impl Form {
     fn copy_mapped(&mut self, piece: &str, from: usize) {
         let mut run = 0;
         for (i, c) in piece.char_indices() {
-            if let Some(ascii) = look_alike(c) {
+            let ascii = if super::repair::is_invisible(c) {
+                Some("")
+            } else {
+                look_alike(c)
+            };
+            if let Some(ascii) = ascii {
                 self.copy(&piece[run..i], from + run);
                 self.segments.push(Segment {
                     form: self.text.len(),

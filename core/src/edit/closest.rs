@@ -95,6 +95,40 @@ pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
     })
 }
 
+/// The region an old text with lines left out at its line `gap` (an
+/// elision, `// ...`) stands for: from where the lines before the gap are
+/// to where the lines after it are. No diff: what the gap stands for is
+/// not the model's to guess, nor the tool's.
+pub fn around_gap(text: &str, old: &str, gap: usize, deadline: Instant) -> Option<Closest> {
+    let lines: Vec<&str> = old.lines().collect();
+    let side = |part: &[&str]| {
+        let part = part.join("\n");
+        if part.trim().is_empty() {
+            None
+        } else {
+            find(text, &part, deadline)
+        }
+    };
+    let head = side(&lines[..gap]);
+    let tail = side(&lines[gap + 1..]);
+    let (first_line, last_line, similarity) = match (head, tail) {
+        (Some(h), Some(t)) if t.last_line >= h.first_line => (
+            h.first_line,
+            t.last_line,
+            h.similarity.min(t.similarity),
+        ),
+        (Some(h), _) => (h.first_line, h.last_line, h.similarity),
+        (None, Some(t)) => (t.first_line, t.last_line, t.similarity),
+        (None, None) => return None,
+    };
+    Some(Closest {
+        first_line,
+        last_line,
+        similarity,
+        diff: String::new(),
+    })
+}
+
 /// With no line shared: the lines most like the old text's first line with
 /// letters, best first, as long as the deadline allows.
 fn nearest_lines(lines: &[&str], wanted: &[&str], deadline: Instant) -> Vec<usize> {

@@ -18,6 +18,20 @@ pub enum EditError {
         closest: Option<Closest>,
         /// The old text was in the file before an earlier edit changed it.
         consumed: bool,
+        /// The old text's line, from 0, that stands for lines left out
+        /// (`...`, `// ...`), if one does.
+        gap: Option<usize>,
+    },
+    /// The old text's one exact place lies inside a line while, ignoring
+    /// whitespace, it stands as whole lines elsewhere: which was meant is
+    /// not clear.
+    Disagree {
+        /// Which edit, from 0.
+        index: usize,
+        /// The line of the exact place.
+        exact: u64,
+        /// The line of the other.
+        other: u64,
     },
     /// An edit without `replace_all` matches several places.
     Ambiguous {
@@ -70,11 +84,33 @@ impl EditError {
                  changed.",
                 who(*index)
             ),
+            EditError::NotFound {
+                index,
+                closest,
+                gap: Some(gap),
+                ..
+            } => {
+                let mut text = format!(
+                    "{}: the old text leaves lines out at its line {} (an ellipsis or a comment \
+                     standing for them). An edit never guesses what a gap stands for: give the \
+                     old text whole, as it is in '{path}', or make one edit on each side of the \
+                     gap. Nothing was changed.",
+                    who(*index),
+                    gap + 1
+                );
+                if let Some(c) = closest {
+                    text.push_str(&format!(
+                        "\nThe text around the gap: lines {}-{}.",
+                        c.first_line, c.last_line
+                    ));
+                }
+                text
+            }
             EditError::NotFound { index, closest, .. } => {
                 let mut text = format!(
                     "{}: the old text was not found in '{path}', not even ignoring line endings, \
-                     trailing whitespace, indentation or typographic quotes and dashes. Nothing \
-                     was changed.",
+                     whitespace, indentation, typographic look-alikes, invisible characters, \
+                     line-number prefixes or escapes. Nothing was changed.",
                     who(*index)
                 );
                 if let Some(c) = closest {
@@ -114,6 +150,16 @@ impl EditError {
                     listed.join(", ")
                 )
             }
+            EditError::Disagree {
+                index,
+                exact,
+                other,
+            } => format!(
+                "{}: the old text is in '{path}' exactly once, inside line {exact}, but it is \
+                 also whole lines at line {other} when whitespace is ignored; which one is meant \
+                 is not clear. Add surrounding lines to make it unique. Nothing was changed.",
+                who(*index)
+            ),
             EditError::Overlap { index, other } => format!(
                 "{} overlaps edit {}: it changes text that edit wrote. Make them one edit. \
                  Nothing was changed.",

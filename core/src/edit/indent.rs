@@ -7,6 +7,12 @@
 //! then the same prefix added to every line or taken from every line.
 //! Anything less uniform (one line deeper than the rest) is no match: the
 //! model's text would otherwise land with a structure it did not have.
+//!
+//! A file that mixes tabs and spaces line by line (one line `\t`, the next
+//! eight spaces) has no one spelling: there the rule is read in columns
+//! instead, tabs at a width of 8, 4 or 2, every line shifted by the same
+//! number of columns, and new lines spelled as the file spells its own
+//! (tabs for whole widths when it uses tabs).
 
 /// How indentation is spelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +49,30 @@ enum Shift {
 pub struct Reindent {
     spelling: Spelling,
     shift: Shift,
+    /// In columns instead (a file that mixes tabs and spaces).
+    columns: Option<Columns>,
+}
+
+/// A shift counted in columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Columns {
+    /// A tab's width.
+    width: usize,
+    /// Columns the file's lines are deeper by (less than 0: shallower).
+    delta: isize,
+    /// Whether the file's lines use tabs.
+    tabs: bool,
+}
+
+/// The columns `indent` takes with tabs `width` wide.
+fn columns(indent: &str, width: usize) -> usize {
+    indent.chars().fold(0, |col, c| {
+        if c == '\t' {
+            (col / width + 1) * width
+        } else {
+            col + 1
+        }
+    })
 }
 
 /// The leading spaces and tabs of `line`.
@@ -87,7 +117,7 @@ impl Reindent {
             .map(|(old, file)| (indentation(old), indentation(file)))
             .collect();
         let (first_old, first_file) = *lines.first()?;
-        SPELLINGS.iter().find_map(|&spelling| {
+        let spelled = SPELLINGS.iter().find_map(|&spelling| {
             let old = respell(first_old, spelling);
             let shift = if let Some(extra) = first_file.strip_suffix(old.as_str()) {
                 Shift::Add(extra.to_owned())
@@ -96,17 +126,51 @@ impl Reindent {
             } else {
                 return None;
             };
-            let rule = Reindent { spelling, shift };
+            let rule = Reindent {
+                spelling,
+                shift,
+                columns: None,
+            };
             lines
                 .iter()
                 .all(|(old, file)| rule.apply_indent(old).as_deref() == Some(*file))
                 .then_some(rule)
+        });
+        spelled.or_else(|| {
+            let tabs = lines.iter().any(|(_, file)| file.contains('\t'));
+            [8, 4, 2].into_iter().find_map(|width| {
+                let delta =
+                    columns(first_file, width) as isize - columns(first_old, width) as isize;
+                // Mixed spelling and a shift at once would accept rules
+                // too loose to trust.
+                if delta != 0 {
+                    return None;
+                }
+                lines
+                    .iter()
+                    .all(|(old, file)| {
+                        columns(old, width) as isize + delta == columns(file, width) as isize
+                    })
+                    .then_some(Reindent {
+                        spelling: Spelling::AsIs,
+                        shift: Shift::Add(String::new()),
+                        columns: Some(Columns { width, delta, tabs }),
+                    })
+            })
         })
     }
 
     /// `indent` under the rule; `None` when it cannot lose the prefix the
     /// rule takes away.
     fn apply_indent(&self, indent: &str) -> Option<String> {
+        if let Some(c) = self.columns {
+            let n = usize::try_from(columns(indent, c.width) as isize + c.delta).ok()?;
+            return Some(if c.tabs {
+                format!("{}{}", "\t".repeat(n / c.width), " ".repeat(n % c.width))
+            } else {
+                " ".repeat(n)
+            });
+        }
         let spelled = respell(indent, self.spelling);
         match &self.shift {
             Shift::Add(extra) => Some(format!("{extra}{spelled}")),
@@ -127,7 +191,8 @@ impl Reindent {
 
     /// Whether the rule changes nothing.
     pub fn is_identity(&self) -> bool {
-        self.spelling == Spelling::AsIs
+        self.columns.is_none()
+            && self.spelling == Spelling::AsIs
             && matches!(&self.shift, Shift::Add(e) | Shift::Remove(e) if e.is_empty())
     }
 }
@@ -152,6 +217,21 @@ mod tests {
         assert_eq!(rule.line("            c"), "\t\t\tc");
         let rule = Reindent::find(&[("\ta", "  a"), ("\t\tb", "    b")]).unwrap();
         assert_eq!(rule.line("\t\t\tc"), "      c");
+    }
+
+    #[test]
+    fn a_file_that_mixes_tabs_and_spaces_is_read_in_columns() {
+        // The file indents eight columns with a tab on one line and with
+        // spaces on another; the old text with spaces only.
+        let pairs = [
+            ("        if (x) {", "\tif (x) {"),
+            ("            y();", "\t    y();"),
+            ("        }", "        }"),
+        ];
+        let rule = Reindent::find(&pairs).unwrap();
+        assert_eq!(rule.line("            z();"), "\t    z();");
+        assert_eq!(rule.line("                w();"), "\t\tw();");
+        assert!(!rule.is_identity());
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod error;
 mod fast;
 mod indent;
 pub mod patch;
+mod repair;
 mod types;
 
 use std::time::Instant;
@@ -31,6 +32,7 @@ pub use canon::Tolerance;
 pub use closest::Closest;
 pub use error::EditError;
 use indent::Reindent;
+pub use repair::Repair;
 pub(crate) use types::line_numbers;
 pub use types::{Edit, Edited, Matched};
 
@@ -40,11 +42,44 @@ struct Region {
     start: usize,
     end: usize,
     replacement: String,
+    /// The old text's indentation is the file's here, as written.
+    indent_kept: bool,
 }
 
 /// Apply `edits` to `text` in order. `deadline` bounds the search for the
 /// closest region when an old text is nowhere.
 pub fn apply(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, EditError> {
+    // A new text whose end disagrees with its old text's would join two
+    // lines or split one: fitted before anything else, the fast path too.
+    let fitted: Vec<Option<String>> = edits
+        .iter()
+        .map(|e| repair::fit_end(&e.old, &e.new))
+        .collect();
+    let owned: Vec<Edit>;
+    let edits: &[Edit] = if fitted.iter().any(Option::is_some) {
+        owned = edits
+            .iter()
+            .zip(&fitted)
+            .map(|(e, f)| Edit {
+                old: e.old.clone(),
+                new: f.clone().unwrap_or_else(|| e.new.clone()),
+                replace_all: e.replace_all,
+            })
+            .collect();
+        &owned
+    } else {
+        edits
+    };
+    let mut done = sequence(text, edits, deadline)?;
+    for (m, f) in done.matches.iter_mut().zip(&fitted) {
+        if f.is_some() {
+            m.repairs.insert(0, Repair::LineBreakAtEnd);
+        }
+    }
+    Ok(done)
+}
+
+fn sequence(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, EditError> {
     if let Some(done) = fast::all_at_once(text, edits) {
         return Ok(done);
     }
@@ -59,16 +94,21 @@ pub fn apply(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Ed
         if edit.old == edit.new {
             return Err(EditError::Same(index));
         }
-        let Some((tolerance, regions)) = locate(&current, edit, index, false)? else {
+        let Some((tolerance, regions, repairs)) = locate_repaired(&current, edit, index)? else {
             let consumed = index > 0 && text.contains(edit.old.as_str());
+            let gap = edit.old.lines().position(repair::is_elision);
             return Err(EditError::NotFound {
                 index,
                 closest: if consumed {
                     None
+                } else if let Some(gap) = gap {
+                    closest::around_gap(&current, &edit.old, gap, deadline)
+                        .or_else(|| closest::find(&current, &edit.old, deadline))
                 } else {
                     closest::find(&current, &edit.old, deadline)
                 },
                 consumed,
+                gap: gap.filter(|_| !consumed),
             });
         };
         for r in &regions {
@@ -103,12 +143,54 @@ pub fn apply(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Ed
         }
         written.extend(wrote);
         current = out;
-        matches.push(Matched { tolerance, lines });
+        matches.push(Matched {
+            tolerance,
+            lines,
+            repairs,
+        });
     }
     Ok(Edited {
         text: current,
         matches,
     })
+}
+
+/// [`locate`], and when the old text is nowhere as it came, the same
+/// with each [`Repair`] whose mark it shows, one on top of the other.
+#[allow(clippy::type_complexity)]
+fn locate_repaired(
+    text: &str,
+    edit: &Edit,
+    index: usize,
+) -> Result<Option<(Tolerance, Vec<Region>, Vec<Repair>)>, EditError> {
+    if let Some((tolerance, regions)) = locate(text, edit, index, false)? {
+        return Ok(Some((tolerance, regions, Vec::new())));
+    }
+    let mut old = edit.old.clone();
+    let mut new = edit.new.clone();
+    let mut repairs = Vec::new();
+    for repair in repair::ORDER {
+        let Some((o, n)) = repair.apply(&old, &new) else {
+            continue;
+        };
+        (old, new) = (o, n);
+        repairs.push(repair);
+        let mut tried = Edit {
+            old: old.clone(),
+            new: new.clone(),
+            replace_all: edit.replace_all,
+        };
+        if let Some(fitted) = repair::fit_end(&tried.old, &tried.new) {
+            tried.new = fitted;
+        }
+        if tried.old == tried.new {
+            continue;
+        }
+        if let Some((tolerance, regions)) = locate(text, &tried, index, false)? {
+            return Ok(Some((tolerance, regions, repairs)));
+        }
+    }
+    Ok(None)
 }
 
 /// The places `edit` changes in `text`, and the rung that found them;
@@ -143,6 +225,17 @@ fn locate(
     if exact.len() > 1 && !edit.replace_all {
         return Err(ambiguous(Tolerance::Exact, exact));
     }
+    if let [start] = exact[..]
+        && !edit.replace_all
+        && !first_exact
+        && let Some(other) = whole_lines_elsewhere(text, &edit.old, start)
+    {
+        return Err(EditError::Disagree {
+            index,
+            exact: line_numbers(text, [start].into_iter())[0],
+            other: line_numbers(text, [other].into_iter())[0],
+        });
+    }
     if !exact.is_empty() {
         let regions = exact
             .into_iter()
@@ -150,6 +243,7 @@ fn locate(
                 start,
                 end: start + edit.old.len(),
                 replacement: edit.new.clone(),
+                indent_kept: true,
             })
             .collect();
         return Ok(Some((Tolerance::Exact, regions)));
@@ -165,7 +259,15 @@ fn locate(
             .is_some_and(|(t, o)| t.text == forms.0.text && o.text == forms.1.text);
         let (form, old) = &forms;
         if !same && !old.text.trim().is_empty() {
-            let regions = tolerant(text, edit, form, &old.text, level);
+            let mut regions = tolerant(text, edit, form, &old.text, level);
+            // Places that differ only in indentation, where the old text's
+            // is the file's at exactly one: that one (a rung that keeps
+            // indentation would have found only it).
+            if regions.len() > 1 && !edit.replace_all && level == Tolerance::LookAlikes {
+                if regions.iter().filter(|r| r.indent_kept).count() == 1 {
+                    regions.retain(|r| r.indent_kept);
+                }
+            }
             if regions.len() > 1 && !edit.replace_all {
                 return Err(ambiguous(level, regions.iter().map(|r| r.start).collect()));
             }
@@ -204,8 +306,21 @@ fn tolerant(text: &str, edit: &Edit, form: &Form, needle: &str, level: Tolerance
         if !text.is_char_boundary(start) || !text.is_char_boundary(end) || start >= end {
             continue;
         }
-        let Some(replacement) = fit(&text[start..end], &edit.old, &edit.new, level, text_break)
-        else {
+        let region = &text[start..end];
+        // On the look-alike rung Unicode spaces and invisible characters
+        // in the old text are taken as the file has them; the new text's
+        // too, unless the file has such characters itself here.
+        let (old, new) = if level == Tolerance::LookAlikes {
+            let new = if canon::plain_spaces(region) == region {
+                canon::plain_spaces(&edit.new)
+            } else {
+                edit.new.as_str().into()
+            };
+            (canon::plain_spaces(&edit.old), new)
+        } else {
+            (edit.old.as_str().into(), edit.new.as_str().into())
+        };
+        let Some((replacement, indent_kept)) = fit(region, &old, &new, level, text_break) else {
             continue;
         };
         next = at + needle.len();
@@ -213,6 +328,7 @@ fn tolerant(text: &str, edit: &Edit, form: &Form, needle: &str, level: Tolerance
             start,
             end,
             replacement,
+            indent_kept,
         });
     }
     regions
@@ -230,9 +346,16 @@ fn split_line(line: &str) -> (&str, &str) {
 }
 
 /// The new text fitted to the file's `region`, which the old text matched
-/// on rung `level`; `None` when the old text's indentation does not
-/// relate to the region's by one rule.
-fn fit(region: &str, old: &str, new: &str, level: Tolerance, text_break: &str) -> Option<String> {
+/// on rung `level`, and whether the old text's indentation is the
+/// region's as written; `None` when it does not relate to the region's by
+/// one rule.
+fn fit(
+    region: &str,
+    old: &str,
+    new: &str,
+    level: Tolerance,
+    text_break: &str,
+) -> Option<(String, bool)> {
     let file: Vec<(&str, &str)> = region.split_inclusive('\n').map(split_line).collect();
     let olds: Vec<(&str, &str)> = old.split_inclusive('\n').map(split_line).collect();
     if file.len() != olds.len() {
@@ -248,6 +371,7 @@ fn fit(region: &str, old: &str, new: &str, level: Tolerance, text_break: &str) -
     } else {
         None
     };
+    let indent_kept = rule.is_none();
     let key = |line: &str| Form::of(line, level).text;
     let old_keys: Vec<String> = olds.iter().map(|(l, _)| key(l)).collect();
     let news: Vec<(&str, &str)> = new.split_inclusive('\n').map(split_line).collect();
@@ -312,7 +436,52 @@ fn fit(region: &str, old: &str, new: &str, level: Tolerance, text_break: &str) -
             }
         }
     }
-    Some(out)
+    Some((out, indent_kept))
+}
+
+/// Whether `text[start..end]` starts a line and ends one.
+fn whole_lines(text: &str, start: usize, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let starts_line = start == 0 || bytes[start - 1] == b'\n';
+    let ends_line = end == bytes.len()
+        || bytes[end - 1] == b'\n'
+        || matches!(bytes[end], b'\n' | b'\r');
+    starts_line && ends_line
+}
+
+/// Where else the old text stands as whole lines when whitespace is
+/// ignored, when its one exact place at `start` lies inside a line: the
+/// exact rung would take `count = 0` inside `discount = 0` while the line
+/// `count = 0` (with trailing spaces) is elsewhere. Found by the old
+/// text's first line, trimmed, so it costs one search of the file.
+fn whole_lines_elsewhere(text: &str, old: &str, start: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let end = start + old.len();
+    if whole_lines(text, start, end) {
+        return None;
+    }
+    let wanted: Vec<&str> = old.lines().map(str::trim).collect();
+    let first = *wanted.first()?;
+    if first.is_empty() {
+        return None;
+    }
+    for at in memchr::memmem::find_iter(bytes, first.as_bytes()) {
+        if at < end && start < at + first.len() {
+            continue;
+        }
+        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        if !text[line_start..at].trim().is_empty() {
+            continue;
+        }
+        let mut lines = text[line_start..].lines();
+        if wanted
+            .iter()
+            .all(|w| lines.next().is_some_and(|l| l.trim() == *w))
+        {
+            return Some(line_start);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -463,6 +632,112 @@ mod tests {
         assert_eq!(run("a", &[edit("a", "a")]).unwrap_err(), EditError::Same(0));
     }
 
+    fn repaired(text: &str, old: &str, new: &str) -> (String, Tolerance, Vec<Repair>) {
+        let mut done = run(text, &[edit(old, new)]).unwrap();
+        let m = done.matches.remove(0);
+        (done.text, m.tolerance, m.repairs)
+    }
+
+    #[test]
+    fn a_new_text_without_the_old_texts_last_break_joins_no_lines() {
+        let (text, _, repairs) = repaired("a\nb\nc\n", "b\n", "B");
+        assert_eq!(text, "a\nB\nc\n");
+        assert_eq!(repairs, [Repair::LineBreakAtEnd]);
+        let (text, _, _) = repaired("x = f(1); y\n", "f(1)", "f(2)\n");
+        assert_eq!(text, "x = f(2); y\n", "nor splits one");
+        // The fast path too, with several edits.
+        let done = run("a\nb\nc\nd\ne\nf\ng\nh\n", &[edit("b\n", "B"), edit("g\n", "G")]).unwrap();
+        assert_eq!(done.text, "a\nB\nc\nd\ne\nf\nG\nh\n");
+    }
+
+    #[test]
+    fn viewer_line_numbers_are_taken_off_when_every_line_has_one() {
+        let file = "def f():\n    x = 1\n    return x\n";
+        let (text, how, repairs) = repaired(
+            file,
+            "     2\t    x = 1\n     3\t    return x\n",
+            "     2\t    x = 2\n     3\t    return x\n",
+        );
+        assert_eq!(text, "def f():\n    x = 2\n    return x\n");
+        assert_eq!((how, repairs), (Tolerance::Exact, vec![Repair::LineNumbers]));
+        let (text, _, _) = repaired(file, "     2→    x = 1\n", "    x = 3\n");
+        assert_eq!(text, "def f():\n    x = 3\n    return x\n");
+    }
+
+    #[test]
+    fn json_escaped_texts_are_read_once_only_when_the_file_lacks_them() {
+        let file = "if (a) {\n\tputs(\"x\");\n}\n";
+        let (text, _, repairs) = repaired(
+            file,
+            r#"if (a) {\n\tputs(\"x\");\n}"#,
+            r#"if (a) {\n\tputs(\"y\");\n}"#,
+        );
+        assert_eq!(text, "if (a) {\n\tputs(\"y\");\n}\n");
+        assert_eq!(repairs, [Repair::JsonEscapes]);
+        // Escapes the file has are the file's text.
+        let (text, _, repairs) = repaired("s = \"a\\n\"\n", "\"a\\n\"", "\"b\\n\"");
+        assert_eq!((text.as_str(), repairs), ("s = \"b\\n\"\n", vec![]));
+    }
+
+    #[test]
+    fn html_entities_and_blank_ends_are_repaired() {
+        let (text, _, repairs) = repaired("if a < b && c:\n    go()\n", "if a &lt; b &amp;&amp; c:\n", "if a &lt;= b:\n");
+        assert_eq!((text.as_str(), repairs), ("if a <= b:\n    go()\n", vec![Repair::HtmlEntities]));
+        let (text, _, repairs) = repaired("a\nb\nc\n", "b\n\n", "B\n\n");
+        assert_eq!((text.as_str(), repairs), ("a\nB\nc\n", vec![Repair::BlankEnds]));
+    }
+
+    #[test]
+    fn invisible_characters_and_unicode_spaces_are_ignored_and_not_written() {
+        let file = "fn main() {\n    let total = 1;\n}\n";
+        let (text, how, _) = repaired(
+            file,
+            "    let tot\u{200B}al = 1;\n",
+            "    let tot\u{200B}al = 2;\n",
+        );
+        assert_eq!(text, "fn main() {\n    let total = 2;\n}\n");
+        assert_eq!(how, Tolerance::LookAlikes);
+        let (text, _, _) = repaired(
+            file,
+            "\u{A0}\u{A0}\u{A0}\u{A0}let total = 1;\n}\n",
+            "\u{A0}\u{A0}\u{A0}\u{A0}let total = 3;\n}\n",
+        );
+        assert_eq!(text, "fn main() {\n    let total = 3;\n}\n");
+    }
+
+    #[test]
+    fn of_look_alike_places_the_one_at_the_old_texts_own_indentation_is_taken() {
+        let file = "a:\n    say(\u{201C}x\u{201D})\nb:\n        say(\u{201C}x\u{201D})\n";
+        let (text, how, _) = repaired(file, "    say(\"x\")\n", "    say(\"y\")\n");
+        assert_eq!(text, "a:\n    say(\"y\")\nb:\n        say(\u{201C}x\u{201D})\n");
+        assert_eq!(how, Tolerance::LookAlikes);
+    }
+
+    #[test]
+    fn an_exact_place_inside_a_line_with_whole_lines_elsewhere_is_refused() {
+        // The meant line has a trailing space the model did not copy.
+        let file = "discount = 0\nx = 1\n    count = 0 \n";
+        let err = run(file, &[edit("count = 0\n", "count = 1\n")]).unwrap_err();
+        assert_eq!(err, EditError::Disagree { index: 0, exact: 1, other: 3 });
+        assert!(err.message("f", 1).contains("inside line 1"), "{}", err.message("f", 1));
+        // Inside a line and nowhere else whole: applied.
+        let (text, _, _) = repaired("x = f(1)\n", "f(1)", "f(2)");
+        assert_eq!(text, "x = f(2)\n");
+    }
+
+    #[test]
+    fn an_elided_old_text_is_refused_with_the_region_around_the_gap() {
+        let file = "fn a() {\n    one();\n    two();\n    three();\n}\nfn b() {}\n";
+        let err = run(file, &[edit("fn a() {\n    one();\n    // ...\n}\n", "fn a() {}\n")])
+            .unwrap_err();
+        let EditError::NotFound { gap: Some(2), closest: Some(c), .. } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!((c.first_line, c.last_line), (1, 5));
+        let text = err.message("f.rs", 1);
+        assert!(text.contains("leaves lines out at its line 3") && text.contains("lines 1-5"), "{text}");
+    }
+
     proptest::proptest! {
         /// Whatever the file and the slip, an edit lands where the old
         /// text truly is, or nowhere.
@@ -488,6 +763,13 @@ mod tests {
                 };
                 let end = file.len() - (done.text.len() - mark - "MARK\n".len());
                 proptest::prop_assert_eq!(&done.text[..start], &file[..start]);
+                // The old text as the repairs that found it left it.
+                let mut old = old.clone();
+                for r in &done.matches[0].repairs {
+                    if let Some((o, _)) = r.apply(&old, "MARK\n") {
+                        old = o;
+                    }
+                }
                 let form = |s: &str| Form::of(s, tolerance).text;
                 proptest::prop_assert_eq!(form(&file[start..end]), form(&old), "{:?}", tolerance);
             }

@@ -1,6 +1,7 @@
 //! What an edit is, and what applying edits gives.
 
 use super::canon::Tolerance;
+use super::repair::Repair;
 
 /// One edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +22,8 @@ pub struct Matched {
     /// The first line of each place, from 1, in the text the edit applied
     /// to.
     pub lines: Vec<u64>,
+    /// What was repaired in the edit's texts before the rung found it.
+    pub repairs: Vec<Repair>,
 }
 
 /// The text after every edit.

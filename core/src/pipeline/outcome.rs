@@ -182,6 +182,7 @@ impl Outcome {
                     .map(|m| EditMatch {
                         tolerance: m.tolerance.name().to_owned(),
                         lines: m.lines.clone(),
+                        repaired: m.repairs.iter().map(|r| r.name().to_owned()).collect(),
                     })
                     .collect(),
             }),

@@ -97,13 +97,14 @@ impl Outcome {
         notes
     }
 
-    /// A line for each edit that matched only on a tolerant rung.
+    /// A line for each edit that matched only on a tolerant rung or once
+    /// its texts were repaired.
     fn edit_notes(&self) -> Vec<String> {
         let many = self.edits.len() > 1;
         self.edits
             .iter()
             .enumerate()
-            .filter(|(_, m)| m.tolerance != Tolerance::Exact)
+            .filter(|(_, m)| m.tolerance != Tolerance::Exact || !m.repairs.is_empty())
             .map(|(i, m)| {
                 let who = if many {
                     format!("Edit {}", i + 1)
@@ -111,11 +112,26 @@ impl Outcome {
                     "The edit".to_owned()
                 };
                 let lines: Vec<String> = m.lines.iter().map(u64::to_string).collect();
+                let mut how = Vec::new();
+                if m.tolerance != Tolerance::Exact {
+                    how.push(format!(
+                        "when ignoring {} ({})",
+                        m.tolerance.forgave(),
+                        m.tolerance.name()
+                    ));
+                }
+                if !m.repairs.is_empty() {
+                    let did: Vec<String> = m
+                        .repairs
+                        .iter()
+                        .map(|r| format!("{} ({})", r.did(), r.name()))
+                        .collect();
+                    how.push(format!("with {}", did.join(", ")));
+                }
                 format!(
-                    "{who} matched at line {} only when ignoring {} ({}): check the preview.",
+                    "{who} matched at line {} only {}: check the preview.",
                     lines.join(", "),
-                    m.tolerance.forgave(),
-                    m.tolerance.name()
+                    how.join(" and ")
                 )
             })
             .collect()

@@ -52,6 +52,7 @@ pub fn apply_hunks(text: &str, hunks: &[Hunk], deadline: Instant) -> Result<Edit
             matches.push(Matched {
                 tolerance: Tolerance::Exact,
                 lines: vec![line],
+                repairs: Vec::new(),
             });
             continue;
         }
@@ -93,6 +94,7 @@ pub fn apply_hunks(text: &str, hunks: &[Hunk], deadline: Instant) -> Result<Edit
                 index,
                 closest: closest::find(&current, &edit.old, deadline),
                 consumed: false,
+                gap: None,
             }));
         };
         let region = &regions[0];
@@ -103,6 +105,7 @@ pub fn apply_hunks(text: &str, hunks: &[Hunk], deadline: Instant) -> Result<Edit
         matches.push(Matched {
             tolerance,
             lines: vec![line],
+            repairs: Vec::new(),
         });
     }
     Ok(Edited {
