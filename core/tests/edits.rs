@@ -2,7 +2,7 @@
 //! each edit of the corpus, as given and perturbed the way models err, is
 //! applied by write-tool's ladder, by the exact-match rule most agents use,
 //! and by the MCP filesystem server's `edit_file` (its algorithm, ported
-//! below). `BENCHMARKS.md#edits-that-apply` has the figures this prints.
+//! in `matchers/`). `BENCHMARKS.md#edits-that-apply` has the figures this prints.
 //!
 //! The test fails if the ladder ever changes a wrong place, or applies
 //! fewer edits correctly than either baseline.
@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use write_tool_core::edit::{self, Edit};
+
+mod matchers;
+use matchers::{Apply, exact_rule, mcp_edit_file};
 
 /// One edit of the corpus, perturbed.
 struct Case {
@@ -201,68 +204,6 @@ fn one_wrong_line(old: &str) -> Option<String> {
     changed[pick] = format!("{body}_x{end}");
     Some(changed.concat())
 }
-
-/// The exact-match rule: the old text must be in the file exactly once.
-fn exact_rule(file: &str, old: &str, new: &str) -> Option<String> {
-    (file.matches(old).count() == 1).then(|| file.replacen(old, new, 1))
-}
-
-/// The MCP filesystem server's `applyFileEdits`, ported for one edit:
-/// line endings normalized to `\n`; the first occurrence replaced; else
-/// the first window of lines equal when trimmed, re-indented its way.
-fn mcp_edit_file(file: &str, old: &str, new: &str) -> Option<String> {
-    let content = file.replace("\r\n", "\n");
-    let old = old.replace("\r\n", "\n");
-    let new = new.replace("\r\n", "\n");
-    if content.contains(&old) {
-        return Some(content.replacen(&old, &new, 1));
-    }
-    let lead = |l: &str| l[..l.len() - l.trim_start().len()].to_owned();
-    let old_lines: Vec<&str> = old.split('\n').collect();
-    let content_lines: Vec<&str> = content.split('\n').collect();
-    if content_lines.len() < old_lines.len() {
-        return None;
-    }
-    for i in 0..=content_lines.len() - old_lines.len() {
-        let window = &content_lines[i..i + old_lines.len()];
-        if old_lines
-            .iter()
-            .zip(window)
-            .all(|(o, c)| o.trim() == c.trim())
-        {
-            let original = lead(content_lines[i]);
-            let new_lines: Vec<String> = new
-                .split('\n')
-                .enumerate()
-                .map(|(j, line)| {
-                    if j == 0 {
-                        return format!("{original}{}", line.trim_start());
-                    }
-                    let old_indent = old_lines.get(j).map(|l| lead(l)).unwrap_or_default();
-                    let new_indent = lead(line);
-                    if !old_indent.is_empty() && !new_indent.is_empty() {
-                        let rel = new_indent.len().saturating_sub(old_indent.len());
-                        return format!("{original}{}{}", " ".repeat(rel), line.trim_start());
-                    }
-                    line.to_owned()
-                })
-                .collect();
-            let mut out: Vec<String> = content_lines[..i].iter().map(|s| (*s).into()).collect();
-            out.extend(new_lines);
-            out.extend(
-                content_lines[i + old_lines.len()..]
-                    .iter()
-                    .map(|s| (*s).into()),
-            );
-            return Some(out.join("\n"));
-        }
-    }
-    None
-}
-
-/// A tool's edit: the file, old and new text in; the new file out, or
-/// `None` when it refused.
-type Apply = fn(&str, &str, &str) -> Option<String>;
 
 fn ladder(file: &str, old: &str, new: &str) -> Option<String> {
     let edits = [Edit {

@@ -116,7 +116,13 @@ pub fn plain_spaces(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(
         text.chars()
             .filter(|&c| !super::repair::is_invisible(c))
-            .map(|c| if is_blank_alike(c) { ' ' } else { c })
+            .map(|c| {
+                if !is_blank(c) && is_blank_alike(c) {
+                    ' '
+                } else {
+                    c
+                }
+            })
             .collect(),
     )
 }

@@ -13,8 +13,10 @@ use similar::{Algorithm, TextDiff};
 
 /// Most lines of the short diff a miss shows.
 const MAX_DIFF_LINES: usize = 24;
-/// Windows compared closely once the running count has ranked them.
-const CANDIDATES: usize = 8;
+/// Windows compared closely once the running count has ranked them: enough
+/// that a region whose one shared line is common (`def __call__(self):` in
+/// a file of many) is still among them.
+const CANDIDATES: usize = 32;
 
 /// The region of a file closest to an old text.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,10 +29,22 @@ pub struct Closest {
     pub similarity: f32,
     /// A short unified diff from the old text to the region.
     pub diff: String,
+    /// Other regions, first and last line, about as alike.
+    pub also: Vec<(usize, usize)>,
 }
+
+/// Most other regions named.
+const MAX_ALSO: usize = 3;
+/// How much less alike another region may be and still be named.
+const ALSO_WITHIN: f32 = 0.05;
 
 fn key(line: &str) -> &str {
     line.trim()
+}
+
+/// The first 16 characters of a trimmed line, when it has that many.
+fn line_start(key: &str) -> Option<&str> {
+    key.char_indices().nth(16).map(|(at, _)| &key[..at])
 }
 
 /// The region of `text` closest to `old`, `None` when no line of `old`
@@ -48,14 +62,51 @@ pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
             *counts.entry(key(line)).or_default() += 1;
         }
     }
-    let hit: Vec<u32> = lines
+    // A line of the old text counts for less the more often the file has
+    // it: a window that shares one rare line with the old text beats one
+    // that shares a `}` found everywhere. A line the file does not have
+    // counts by its start, for half as much: the line a model got wrong
+    // is most often right up to a slip near its end.
+    let mut seen: HashMap<&str, u32> = HashMap::new();
+    for l in &lines {
+        if counts.contains_key(key(l)) {
+            *seen.entry(key(l)).or_default() += 1;
+        }
+    }
+    let mut starts_of: HashMap<&str, u32> = wanted
         .iter()
-        .map(|l| u32::from(!key(l).is_empty() && counts.contains_key(key(l))))
+        .map(|l| key(l))
+        .filter(|k| !seen.contains_key(k))
+        .filter_map(line_start)
+        .map(|p| (p, 0))
         .collect();
-    // Running count of lines in each window of k that the old text has.
+    if !starts_of.is_empty() {
+        for l in &lines {
+            if let Some(n) = line_start(key(l)).and_then(|p| starts_of.get_mut(p)) {
+                *n += 1;
+            }
+        }
+    }
+    // In millionths, summed exactly.
+    let hit: Vec<u64> = lines
+        .iter()
+        .map(|l| {
+            let k = key(l);
+            if k.is_empty() {
+                return 0;
+            }
+            if let Some(&n) = seen.get(k) {
+                return 1_000_000 / u64::from(n);
+            }
+            line_start(k)
+                .and_then(|p| starts_of.get(p))
+                .map_or(0, |&n| 500_000 / u64::from(n.max(1)))
+        })
+        .collect();
+    // Running score of each window of k.
     let width = k.min(lines.len());
     let mut scores = Vec::with_capacity(lines.len() - width + 1);
-    let mut sum: u32 = hit[..width].iter().sum();
+    let mut sum: u64 = hit[..width].iter().sum();
     scores.push(sum);
     for i in width..lines.len() {
         sum = sum + hit[i] - hit[i - width];
@@ -67,11 +118,11 @@ pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
     } else {
         // Best first; ties by position.
         starts.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
-        starts.truncate(CANDIDATES * 4);
+        starts.truncate(CANDIDATES);
     }
-    let mut best: Option<(f32, usize)> = None;
+    let mut scored: Vec<(f32, usize)> = Vec::new();
     for &start in starts.iter().take(CANDIDATES) {
-        if Instant::now() >= deadline && best.is_some() {
+        if Instant::now() >= deadline && !scored.is_empty() {
             break;
         }
         let region = join(&lines[start..(start + width).min(lines.len())]);
@@ -80,11 +131,11 @@ pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
             .deadline(deadline)
             .diff_chars(old, region.as_str())
             .ratio();
-        if best.is_none_or(|(r, _)| ratio > r) {
-            best = Some((ratio, start));
-        }
+        scored.push((ratio, start));
     }
-    let (similarity, start) = best?;
+    // Best first; ties by position.
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let &(similarity, start) = scored.first()?;
     let end = (start + width).min(lines.len());
     let region = join(&lines[start..end]);
     Some(Closest {
@@ -92,15 +143,72 @@ pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
         last_line: end,
         similarity,
         diff: short_diff(old, &region, start + 1, end, deadline),
+        also: also_alike(&scored, width, lines.len()),
     })
+}
+
+/// Other regions nearly as alike as the best (`scored`, best first), apart
+/// from it and each other: an old text that fits several places as well
+/// names them all, so the model adds what tells them apart.
+fn also_alike(scored: &[(f32, usize)], width: usize, lines: usize) -> Vec<(usize, usize)> {
+    let Some(&(best, first)) = scored.first() else {
+        return Vec::new();
+    };
+    let mut taken = vec![first];
+    let mut also = Vec::new();
+    for &(ratio, start) in &scored[1..] {
+        if also.len() == MAX_ALSO || ratio < best - ALSO_WITHIN {
+            break;
+        }
+        if taken.iter().all(|&t| t.abs_diff(start) >= width.max(1)) {
+            taken.push(start);
+            also.push((start + 1, (start + width).min(lines)));
+        }
+    }
+    also
 }
 
 /// The region an old text with lines left out at its line `gap` (an
 /// elision, `// ...`) stands for: from where the lines before the gap are
-/// to where the lines after it are. No diff: what the gap stands for is
-/// not the model's to guess, nor the tool's.
+/// to where the lines after it are, the nearest such pair (each side as
+/// whole lines, trimmed), or each side's closest region when a side is
+/// nowhere as it is. No diff: what the gap stands for is not the model's
+/// to guess, nor the tool's.
 pub fn around_gap(text: &str, old: &str, gap: usize, deadline: Instant) -> Option<Closest> {
-    let lines: Vec<&str> = old.lines().collect();
+    let wanted: Vec<&str> = old.lines().collect();
+    let (head, tail) = (&wanted[..gap], &wanted[gap + 1..]);
+    let lines: Vec<&str> = text.lines().collect();
+    let places = |part: &[&str]| -> Vec<usize> {
+        if part.is_empty() || part.len() > lines.len() {
+            return Vec::new();
+        }
+        (0..=lines.len() - part.len())
+            .filter(|&i| part.iter().zip(&lines[i..]).all(|(p, l)| key(p) == key(l)))
+            .collect()
+    };
+    let (heads, tails) = (places(head), places(tail));
+    // Each place of the lines before the gap with the nearest place of the
+    // lines after it (at least one line between them), nearest first.
+    let mut pairs: Vec<(usize, usize, usize)> = heads
+        .iter()
+        .filter_map(|&h| {
+            let after = h + head.len() + 1;
+            let t = tails[tails.partition_point(|&t| t < after)..].first()?;
+            Some((t - after, h, *t))
+        })
+        .collect();
+    pairs.sort_unstable();
+    let range = |&(_, h, t): &(usize, usize, usize)| (h + 1, t + tail.len());
+    if let Some(first) = pairs.first() {
+        let (first_line, last_line) = range(first);
+        return Some(Closest {
+            first_line,
+            last_line,
+            similarity: 1.0,
+            diff: String::new(),
+            also: pairs[1..].iter().take(MAX_ALSO).map(range).collect(),
+        });
+    }
     let side = |part: &[&str]| {
         let part = part.join("\n");
         if part.trim().is_empty() {
@@ -109,14 +217,12 @@ pub fn around_gap(text: &str, old: &str, gap: usize, deadline: Instant) -> Optio
             find(text, &part, deadline)
         }
     };
-    let head = side(&lines[..gap]);
-    let tail = side(&lines[gap + 1..]);
+    let head = side(head);
+    let tail = side(tail);
     let (first_line, last_line, similarity) = match (head, tail) {
-        (Some(h), Some(t)) if t.last_line >= h.first_line => (
-            h.first_line,
-            t.last_line,
-            h.similarity.min(t.similarity),
-        ),
+        (Some(h), Some(t)) if t.last_line >= h.first_line => {
+            (h.first_line, t.last_line, h.similarity.min(t.similarity))
+        }
         (Some(h), _) => (h.first_line, h.last_line, h.similarity),
         (None, Some(t)) => (t.first_line, t.last_line, t.similarity),
         (None, None) => return None,
@@ -126,6 +232,7 @@ pub fn around_gap(text: &str, old: &str, gap: usize, deadline: Instant) -> Optio
         last_line,
         similarity,
         diff: String::new(),
+        also: Vec::new(),
     })
 }
 

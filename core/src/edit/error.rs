@@ -51,6 +51,56 @@ pub enum EditError {
     },
 }
 
+/// Why an old text is nowhere (`who`: "The edit", "Edit 2"), and where
+/// to look.
+fn not_found(who: &str, path: &str, closest: Option<&Closest>, gap: Option<usize>) -> String {
+    if let Some(gap) = gap {
+        let mut text = format!(
+            "{who}: the old text leaves lines out at its line {} (an ellipsis or a comment \
+             standing for them). An edit never guesses what a gap stands for: give the old text \
+             whole, as it is in '{path}', or make one edit on each side of the gap. Nothing was \
+             changed.",
+            gap + 1
+        );
+        if let Some(c) = closest {
+            text.push_str(&format!(
+                "\nThe text around the gap: lines {}-{}{}.",
+                c.first_line,
+                c.last_line,
+                also(c)
+            ));
+        }
+        return text;
+    }
+    let mut text = format!(
+        "{who}: the old text was not found in '{path}', not even ignoring line endings, \
+         whitespace, indentation, typographic look-alikes, invisible characters, line-number \
+         prefixes or escapes. Nothing was changed."
+    );
+    if let Some(c) = closest {
+        text.push_str(&format!(
+            "\nClosest: lines {}-{} ({:.0}% alike{}):\n{}",
+            c.first_line,
+            c.last_line,
+            c.similarity * 100.0,
+            also(c),
+            c.diff
+        ));
+    }
+    text.push_str("\nCopy the old text from the file as it is now (read it again if unsure).");
+    text
+}
+
+/// The other regions as alike, for a sentence: `; as alike: lines 9-12,
+/// 40-43`.
+fn also(c: &Closest) -> String {
+    if c.also.is_empty() {
+        return String::new();
+    }
+    let ranges: Vec<String> = c.also.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+    format!("; as alike: lines {}", ranges.join(", "))
+}
+
 /// Most line numbers an ambiguity lists.
 const MAX_LISTED: usize = 20;
 
@@ -87,46 +137,9 @@ impl EditError {
             EditError::NotFound {
                 index,
                 closest,
-                gap: Some(gap),
+                gap,
                 ..
-            } => {
-                let mut text = format!(
-                    "{}: the old text leaves lines out at its line {} (an ellipsis or a comment \
-                     standing for them). An edit never guesses what a gap stands for: give the \
-                     old text whole, as it is in '{path}', or make one edit on each side of the \
-                     gap. Nothing was changed.",
-                    who(*index),
-                    gap + 1
-                );
-                if let Some(c) = closest {
-                    text.push_str(&format!(
-                        "\nThe text around the gap: lines {}-{}.",
-                        c.first_line, c.last_line
-                    ));
-                }
-                text
-            }
-            EditError::NotFound { index, closest, .. } => {
-                let mut text = format!(
-                    "{}: the old text was not found in '{path}', not even ignoring line endings, \
-                     whitespace, indentation, typographic look-alikes, invisible characters, \
-                     line-number prefixes or escapes. Nothing was changed.",
-                    who(*index)
-                );
-                if let Some(c) = closest {
-                    text.push_str(&format!(
-                        "\nClosest: lines {}-{} ({:.0}% alike):\n{}",
-                        c.first_line,
-                        c.last_line,
-                        c.similarity * 100.0,
-                        c.diff
-                    ));
-                }
-                text.push_str(
-                    "\nCopy the old text from the file as it is now (read it again if unsure).",
-                );
-                text
-            }
+            } => not_found(&who(*index), path, closest.as_ref(), *gap),
             EditError::Ambiguous {
                 index,
                 tolerance,

@@ -268,7 +268,9 @@ mod tests {
         #[test]
         fn one_pass_is_in_order(
             lines in proptest::collection::vec("[a-e]{1,4}\n", 4..40),
-            picks in proptest::collection::vec((0usize..40, 1usize..3, "[abx\n]{0,4}"), 1..5),
+            // New texts that end as the old ones do, so neither path fits
+            // them.
+            picks in proptest::collection::vec((0usize..40, 1usize..3, "([abx\n]{0,3}\n)?"), 1..5),
         ) {
             let text = lines.concat();
             let edits: Vec<Edit> = picks
@@ -283,8 +285,6 @@ mod tests {
                 let mut current = text.clone();
                 for (k, e) in edits.iter().enumerate() {
                     let deadline = Instant::now() + Duration::from_secs(1);
-                    // In order, as given: the fast path is handed the
-                    // edits after their ends were fitted.
                     let one = sequence(&current, std::slice::from_ref(e), deadline);
                     proptest::prop_assert!(one.is_ok(), "{:?}", one);
                     let one = one.unwrap_or_else(|_| unreachable!());

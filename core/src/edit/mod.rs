@@ -16,6 +16,7 @@
 
 mod canon;
 mod closest;
+mod doubt;
 mod error;
 mod fast;
 mod indent;
@@ -30,6 +31,7 @@ use similar::{Algorithm, DiffOp};
 use canon::Form;
 pub use canon::Tolerance;
 pub use closest::Closest;
+use doubt::{skipped_neighbour, whole_lines_elsewhere};
 pub use error::EditError;
 use indent::Reindent;
 pub use repair::Repair;
@@ -49,15 +51,14 @@ struct Region {
 /// Apply `edits` to `text` in order. `deadline` bounds the search for the
 /// closest region when an old text is nowhere.
 pub fn apply(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, EditError> {
-    // A new text whose end disagrees with its old text's would join two
-    // lines or split one: fitted before anything else, the fast path too.
-    let fitted: Vec<Option<String>> = edits
-        .iter()
-        .map(|e| repair::fit_end(&e.old, &e.new))
-        .collect();
-    let owned: Vec<Edit>;
-    let edits: &[Edit] = if fitted.iter().any(Option::is_some) {
-        owned = edits
+    // The fast path takes edits whose ends are fitted already.
+    let fitted: Vec<Option<String>> = edits.iter().map(|e| fit_end(text, e)).collect();
+    if fitted.iter().all(Option::is_none) {
+        if let Some(done) = fast::all_at_once(text, edits) {
+            return Ok(done);
+        }
+    } else {
+        let owned: Vec<Edit> = edits
             .iter()
             .zip(&fitted)
             .map(|(e, f)| Edit {
@@ -66,23 +67,30 @@ pub fn apply(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Ed
                 replace_all: e.replace_all,
             })
             .collect();
-        &owned
-    } else {
-        edits
-    };
-    let mut done = sequence(text, edits, deadline)?;
-    for (m, f) in done.matches.iter_mut().zip(&fitted) {
-        if f.is_some() {
-            m.repairs.insert(0, Repair::LineBreakAtEnd);
+        if let Some(mut done) = fast::all_at_once(text, &owned) {
+            for (m, f) in done.matches.iter_mut().zip(&fitted) {
+                if f.is_some() {
+                    m.repairs.push(Repair::LineBreakAtEnd);
+                }
+            }
+            return Ok(done);
         }
     }
-    Ok(done)
+    sequence(text, edits, deadline)
 }
 
+/// A new text whose end disagrees with its old text's would join two lines
+/// or split one: the new text fitted, if it must be. An old text that ends
+/// the file without a line break is the one place a new text may add one:
+/// nothing follows to split off.
+fn fit_end(text: &str, edit: &Edit) -> Option<String> {
+    repair::fit_end(&edit.old, &edit.new)
+        .filter(|_| edit.old.ends_with('\n') || !text.ends_with(edit.old.as_str()))
+}
+
+/// The edits applied one by one, in order, each to the result of the one
+/// before.
 fn sequence(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, EditError> {
-    if let Some(done) = fast::all_at_once(text, edits) {
-        return Ok(done);
-    }
     let mut current = text.to_owned();
     // What earlier edits wrote, in `current`: start, end, which edit.
     let mut written: Vec<(usize, usize, usize)> = Vec::new();
@@ -91,7 +99,8 @@ fn sequence(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Edi
         if edit.old.is_empty() {
             return Err(EditError::EmptyOld(index));
         }
-        if edit.old == edit.new {
+        let fitted = fit_end(&current, edit);
+        if edit.old == *fitted.as_ref().unwrap_or(&edit.new) {
             return Err(EditError::Same(index));
         }
         let Some((tolerance, regions, repairs)) = locate_repaired(&current, edit, index)? else {
@@ -155,40 +164,51 @@ fn sequence(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Edi
     })
 }
 
-/// [`locate`], and when the old text is nowhere as it came, the same
-/// with each [`Repair`] whose mark it shows, one on top of the other.
-#[allow(clippy::type_complexity)]
-fn locate_repaired(
-    text: &str,
-    edit: &Edit,
-    index: usize,
-) -> Result<Option<(Tolerance, Vec<Region>, Vec<Repair>)>, EditError> {
-    if let Some((tolerance, regions)) = locate(text, edit, index, false)? {
-        return Ok(Some((tolerance, regions, Vec::new())));
+/// Where an edit applies: the rung that found it, its places, and what was
+/// repaired first.
+type Found = (Tolerance, Vec<Region>, Vec<Repair>);
+
+/// [`locate`] with the new text's end fitted, and when the old text is
+/// nowhere as it came, the same with each [`Repair`] whose mark it shows,
+/// alone, then all of them together.
+fn locate_repaired(text: &str, edit: &Edit, index: usize) -> Result<Option<Found>, EditError> {
+    let marked: Vec<Repair> = repair::ORDER
+        .into_iter()
+        .filter(|r| r.apply(&edit.old, &edit.new).is_some())
+        .collect();
+    let mut tries: Vec<Vec<Repair>> = vec![Vec::new()];
+    tries.extend(marked.iter().map(|&r| vec![r]));
+    if marked.len() > 1 {
+        tries.push(marked);
     }
-    let mut old = edit.old.clone();
-    let mut new = edit.new.clone();
-    let mut repairs = Vec::new();
-    for repair in repair::ORDER {
-        let Some((o, n)) = repair.apply(&old, &new) else {
-            continue;
-        };
-        (old, new) = (o, n);
-        repairs.push(repair);
-        let mut tried = Edit {
-            old: old.clone(),
-            new: new.clone(),
-            replace_all: edit.replace_all,
-        };
-        if let Some(fitted) = repair::fit_end(&tried.old, &tried.new) {
+    for mut repairs in tries {
+        let mut tried = edit.clone();
+        for r in &repairs {
+            if let Some((o, n)) = r.apply(&tried.old, &tried.new) {
+                (tried.old, tried.new) = (o, n);
+            }
+        }
+        if let Some(fitted) = fit_end(text, &tried) {
             tried.new = fitted;
+            repairs.push(Repair::LineBreakAtEnd);
         }
-        if tried.old == tried.new {
+        if tried.old == tried.new || tried.old.is_empty() {
             continue;
         }
-        if let Some((tolerance, regions)) = locate(text, &tried, index, false)? {
-            return Ok(Some((tolerance, regions, repairs)));
+        let Some((tolerance, regions)) = locate(text, &tried, index, false)? else {
+            continue;
+        };
+        // Blank lines taken off an end: the file's line just past the
+        // place must not be one the new text has and the old text lacks,
+        // or the old text likely skipped it.
+        if repairs.contains(&Repair::BlankEnds)
+            && regions
+                .iter()
+                .any(|r| skipped_neighbour(text, r, &tried.old, &tried.new))
+        {
+            continue;
         }
+        return Ok(Some((tolerance, regions, repairs)));
     }
     Ok(None)
 }
@@ -263,10 +283,12 @@ fn locate(
             // Places that differ only in indentation, where the old text's
             // is the file's at exactly one: that one (a rung that keeps
             // indentation would have found only it).
-            if regions.len() > 1 && !edit.replace_all && level == Tolerance::LookAlikes {
-                if regions.iter().filter(|r| r.indent_kept).count() == 1 {
-                    regions.retain(|r| r.indent_kept);
-                }
+            if regions.len() > 1
+                && !edit.replace_all
+                && level == Tolerance::LookAlikes
+                && regions.iter().filter(|r| r.indent_kept).count() == 1
+            {
+                regions.retain(|r| r.indent_kept);
             }
             if regions.len() > 1 && !edit.replace_all {
                 return Err(ambiguous(level, regions.iter().map(|r| r.start).collect()));
@@ -296,6 +318,11 @@ fn tolerant(text: &str, edit: &Edit, form: &Form, needle: &str, level: Tolerance
         }
         let mut start = form.start_in_text(at);
         let end = form.end_in_text(at + needle.len());
+        // An old text whose first line is blank on this rung starts a
+        // line: its break is not the end of a line with text on it.
+        if needle.starts_with('\n') && at > 0 && form.text.as_bytes()[at - 1] != b'\n' {
+            continue;
+        }
         if level >= Tolerance::Indentation {
             // Indentation is compared whole: the match starts a line.
             if at > 0 && form.text.as_bytes()[at - 1] != b'\n' {
@@ -437,51 +464,6 @@ fn fit(
         }
     }
     Some((out, indent_kept))
-}
-
-/// Whether `text[start..end]` starts a line and ends one.
-fn whole_lines(text: &str, start: usize, end: usize) -> bool {
-    let bytes = text.as_bytes();
-    let starts_line = start == 0 || bytes[start - 1] == b'\n';
-    let ends_line = end == bytes.len()
-        || bytes[end - 1] == b'\n'
-        || matches!(bytes[end], b'\n' | b'\r');
-    starts_line && ends_line
-}
-
-/// Where else the old text stands as whole lines when whitespace is
-/// ignored, when its one exact place at `start` lies inside a line: the
-/// exact rung would take `count = 0` inside `discount = 0` while the line
-/// `count = 0` (with trailing spaces) is elsewhere. Found by the old
-/// text's first line, trimmed, so it costs one search of the file.
-fn whole_lines_elsewhere(text: &str, old: &str, start: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let end = start + old.len();
-    if whole_lines(text, start, end) {
-        return None;
-    }
-    let wanted: Vec<&str> = old.lines().map(str::trim).collect();
-    let first = *wanted.first()?;
-    if first.is_empty() {
-        return None;
-    }
-    for at in memchr::memmem::find_iter(bytes, first.as_bytes()) {
-        if at < end && start < at + first.len() {
-            continue;
-        }
-        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
-        if !text[line_start..at].trim().is_empty() {
-            continue;
-        }
-        let mut lines = text[line_start..].lines();
-        if wanted
-            .iter()
-            .all(|w| lines.next().is_some_and(|l| l.trim() == *w))
-        {
-            return Some(line_start);
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -645,8 +627,15 @@ mod tests {
         assert_eq!(repairs, [Repair::LineBreakAtEnd]);
         let (text, _, _) = repaired("x = f(1); y\n", "f(1)", "f(2)\n");
         assert_eq!(text, "x = f(2); y\n", "nor splits one");
+        // At the end of the file nothing is split: a final break is added.
+        let (text, _, repairs) = repaired("a\n#endif", "#endif", "#endif\n");
+        assert_eq!((text.as_str(), repairs), ("a\n#endif\n", vec![]));
         // The fast path too, with several edits.
-        let done = run("a\nb\nc\nd\ne\nf\ng\nh\n", &[edit("b\n", "B"), edit("g\n", "G")]).unwrap();
+        let done = run(
+            "a\nb\nc\nd\ne\nf\ng\nh\n",
+            &[edit("b\n", "B"), edit("g\n", "G")],
+        )
+        .unwrap();
         assert_eq!(done.text, "a\nB\nc\nd\ne\nf\nG\nh\n");
     }
 
@@ -659,7 +648,10 @@ mod tests {
             "     2\t    x = 2\n     3\t    return x\n",
         );
         assert_eq!(text, "def f():\n    x = 2\n    return x\n");
-        assert_eq!((how, repairs), (Tolerance::Exact, vec![Repair::LineNumbers]));
+        assert_eq!(
+            (how, repairs),
+            (Tolerance::Exact, vec![Repair::LineNumbers])
+        );
         let (text, _, _) = repaired(file, "     2→    x = 1\n", "    x = 3\n");
         assert_eq!(text, "def f():\n    x = 3\n    return x\n");
     }
@@ -681,10 +673,20 @@ mod tests {
 
     #[test]
     fn html_entities_and_blank_ends_are_repaired() {
-        let (text, _, repairs) = repaired("if a < b && c:\n    go()\n", "if a &lt; b &amp;&amp; c:\n", "if a &lt;= b:\n");
-        assert_eq!((text.as_str(), repairs), ("if a <= b:\n    go()\n", vec![Repair::HtmlEntities]));
+        let (text, _, repairs) = repaired(
+            "if a < b && c:\n    go()\n",
+            "if a &lt; b &amp;&amp; c:\n",
+            "if a &lt;= b:\n",
+        );
+        assert_eq!(
+            (text.as_str(), repairs),
+            ("if a <= b:\n    go()\n", vec![Repair::HtmlEntities])
+        );
         let (text, _, repairs) = repaired("a\nb\nc\n", "b\n\n", "B\n\n");
-        assert_eq!((text.as_str(), repairs), ("a\nB\nc\n", vec![Repair::BlankEnds]));
+        assert_eq!(
+            (text.as_str(), repairs),
+            ("a\nB\nc\n", vec![Repair::BlankEnds])
+        );
     }
 
     #[test]
@@ -703,14 +705,34 @@ mod tests {
             "\u{A0}\u{A0}\u{A0}\u{A0}let total = 3;\n}\n",
         );
         assert_eq!(text, "fn main() {\n    let total = 3;\n}\n");
+        // Tabs stay tabs around them.
+        let file = "class A:\n\tdef send(self):\n\t\tpass\n";
+        let (text, _, _) = repaired(
+            file,
+            "\u{FEFF}\tdef se\u{200B}nd(self):\n\t\tpass\n",
+            "\tdef send(self):\n\t\treturn 1\n",
+        );
+        assert_eq!(text, "class A:\n\tdef send(self):\n\t\treturn 1\n");
     }
 
     #[test]
     fn of_look_alike_places_the_one_at_the_old_texts_own_indentation_is_taken() {
         let file = "a:\n    say(\u{201C}x\u{201D})\nb:\n        say(\u{201C}x\u{201D})\n";
         let (text, how, _) = repaired(file, "    say(\"x\")\n", "    say(\"y\")\n");
-        assert_eq!(text, "a:\n    say(\"y\")\nb:\n        say(\u{201C}x\u{201D})\n");
+        assert_eq!(
+            text,
+            "a:\n    say(\"y\")\nb:\n        say(\u{201C}x\u{201D})\n"
+        );
         assert_eq!(how, Tolerance::LookAlikes);
+    }
+
+    #[test]
+    fn a_blank_first_line_is_not_the_end_of_a_line_with_text() {
+        // The old text's first line is blank (with spaces); the file's line
+        // before the meant place is not: no place on any rung.
+        let file = "a\n  \n  b {\n    c\n";
+        let err = run(file, &[edit("  \n    c\n", "    d\n")]).unwrap_err();
+        assert!(matches!(err, EditError::NotFound { .. }), "{err:?}");
     }
 
     #[test]
@@ -718,8 +740,19 @@ mod tests {
         // The meant line has a trailing space the model did not copy.
         let file = "discount = 0\nx = 1\n    count = 0 \n";
         let err = run(file, &[edit("count = 0\n", "count = 1\n")]).unwrap_err();
-        assert_eq!(err, EditError::Disagree { index: 0, exact: 1, other: 3 });
-        assert!(err.message("f", 1).contains("inside line 1"), "{}", err.message("f", 1));
+        assert_eq!(
+            err,
+            EditError::Disagree {
+                index: 0,
+                exact: 1,
+                other: 3
+            }
+        );
+        assert!(
+            err.message("f", 1).contains("inside line 1"),
+            "{}",
+            err.message("f", 1)
+        );
         // Inside a line and nowhere else whole: applied.
         let (text, _, _) = repaired("x = f(1)\n", "f(1)", "f(2)");
         assert_eq!(text, "x = f(2)\n");
@@ -728,14 +761,25 @@ mod tests {
     #[test]
     fn an_elided_old_text_is_refused_with_the_region_around_the_gap() {
         let file = "fn a() {\n    one();\n    two();\n    three();\n}\nfn b() {}\n";
-        let err = run(file, &[edit("fn a() {\n    one();\n    // ...\n}\n", "fn a() {}\n")])
-            .unwrap_err();
-        let EditError::NotFound { gap: Some(2), closest: Some(c), .. } = &err else {
+        let err = run(
+            file,
+            &[edit("fn a() {\n    one();\n    // ...\n}\n", "fn a() {}\n")],
+        )
+        .unwrap_err();
+        let EditError::NotFound {
+            gap: Some(2),
+            closest: Some(c),
+            ..
+        } = &err
+        else {
             panic!("{err:?}");
         };
         assert_eq!((c.first_line, c.last_line), (1, 5));
         let text = err.message("f.rs", 1);
-        assert!(text.contains("leaves lines out at its line 3") && text.contains("lines 1-5"), "{text}");
+        assert!(
+            text.contains("leaves lines out at its line 3") && text.contains("lines 1-5"),
+            "{text}"
+        );
     }
 
     proptest::proptest! {

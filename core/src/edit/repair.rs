@@ -51,9 +51,7 @@ impl Repair {
     /// What it did, for a sentence.
     pub fn did(self) -> &'static str {
         match self {
-            Repair::LineBreakAtEnd => {
-                "the new text's last line break fitted to the old text's"
-            }
+            Repair::LineBreakAtEnd => "the new text's last line break fitted to the old text's",
             Repair::LineNumbers => "line-number prefixes taken off",
             Repair::JsonEscapes => "JSON escapes (\\n, \\\") read as the characters",
             Repair::HtmlEntities => "HTML entities (&lt;, &amp;) read as the characters",
@@ -68,7 +66,10 @@ impl Repair {
             Repair::LineBreakAtEnd => return fit_end(old, new).map(|n| (old.to_owned(), n)),
             Repair::LineNumbers => {
                 let old2 = strip_numbers(old, true)?;
-                (old2, strip_numbers(new, false).unwrap_or_else(|| new.to_owned()))
+                (
+                    old2,
+                    strip_numbers(new, false).unwrap_or_else(|| new.to_owned()),
+                )
             }
             Repair::JsonEscapes => {
                 let old2 = unescape_json(old)?;
@@ -79,14 +80,20 @@ impl Repair {
                 (old2, unescape_html(new).unwrap_or_else(|| new.to_owned()))
             }
             Repair::BlankEnds => {
+                // One blank line too many at an end of both texts: one taken
+                // off there. One only the old text has is as likely context
+                // around a line the model forgot as a slip.
                 let (lead, trail) = blank_ends(old);
-                if lead == 0 && trail == 0 {
+                let (new_lead, new_trail) = blank_ends(new);
+                let lead = usize::from(lead > 0 && new_lead > 0);
+                let trail = usize::from(trail > 0 && new_trail > 0);
+                if lead + trail == 0 {
                     return None;
                 }
-                let old2 = trim_blank_ends(old, lead, trail);
-                let (new_lead, new_trail) = blank_ends(new);
-                let new2 = trim_blank_ends(new, lead.min(new_lead), trail.min(new_trail));
-                (old2, new2)
+                (
+                    trim_blank_ends(old, lead, trail),
+                    trim_blank_ends(new, lead, trail),
+                )
             }
         };
         (old2 != old && !old2.trim().is_empty()).then_some((old2, new2))
@@ -331,7 +338,10 @@ mod tests {
     #[test]
     fn json_escapes_are_read_once_and_the_new_text_only_when_it_has_them() {
         let (o, n) = Repair::JsonEscapes
-            .apply(r#"if (a) {\n\tputs(\"x\\n\");\n}"#, r#"if (a) {\n\tputs(\"y\\n\");\n}"#)
+            .apply(
+                r#"if (a) {\n\tputs(\"x\\n\");\n}"#,
+                r#"if (a) {\n\tputs(\"y\\n\");\n}"#,
+            )
             .unwrap();
         assert_eq!(o, "if (a) {\n\tputs(\"x\\n\");\n}");
         assert_eq!(n, "if (a) {\n\tputs(\"y\\n\");\n}");
@@ -349,12 +359,15 @@ mod tests {
     }
 
     #[test]
-    fn blank_ends_come_off_as_far_as_the_new_text_has_them() {
+    fn one_blank_line_at_an_end_of_both_texts_comes_off() {
         let (o, n) = Repair::BlankEnds.apply("\na\nb\n\n", "\na\nc\n\n").unwrap();
         assert_eq!((o.as_str(), n.as_str()), ("a\nb\n", "a\nc\n"));
-        let (o, n) = Repair::BlankEnds.apply("a\nb\n\n", "a\nc\n").unwrap();
-        assert_eq!((o.as_str(), n.as_str()), ("a\nb\n", "a\nc\n"));
         assert_eq!(Repair::BlankEnds.apply("a\nb\n", "c"), None);
+        // Only the old text's: context around a forgotten line.
+        assert_eq!(Repair::BlankEnds.apply("a\nb\n\n", "a\nc\n"), None);
+        // One at a time.
+        let (o, n) = Repair::BlankEnds.apply("a\n\n\n", "c\n\n\n").unwrap();
+        assert_eq!((o.as_str(), n.as_str()), ("a\n\n", "c\n\n"));
     }
 
     #[test]
@@ -368,7 +381,9 @@ mod tests {
 
     #[test]
     fn invisibles_are_the_default_ignorables() {
-        for c in ['\u{200B}', '\u{200C}', '\u{200D}', '\u{00AD}', '\u{2060}', '\u{FEFF}'] {
+        for c in [
+            '\u{200B}', '\u{200C}', '\u{200D}', '\u{00AD}', '\u{2060}', '\u{FEFF}',
+        ] {
             assert!(is_invisible(c), "{c:?}");
         }
         assert!(!is_invisible('a') && !is_invisible('\u{00A0}'));
@@ -376,7 +391,13 @@ mod tests {
 
     #[test]
     fn elisions_are_ellipses_or_comments_that_say_so() {
-        for line in ["...", "    // ...", "# ... rest unchanged", "/* ... */", "\u{2026}"] {
+        for line in [
+            "...",
+            "    // ...",
+            "# ... rest unchanged",
+            "/* ... */",
+            "\u{2026}",
+        ] {
             assert!(is_elision(line), "{line}");
         }
         for line in ["foo(...)", "x = 1", "// compute the sum"] {
