@@ -1,11 +1,11 @@
 //! The matching ladder's second round against real edits in four languages
-//! it was never tuned on (`core/tests/ladder/SOURCES.md`), perturbed the
+//! (`core/tests/ladder/SOURCES.md`), perturbed the
 //! ways models err, side by side with the peers' matchers (ported in
 //! `matchers/`). `BENCHMARKS.md#edits-as-models-send-them` has the table
 //! this prints.
 //!
 //! Every family runs twice: on the file as it is, and on the file with a
-//! twin of the edit's region placed right after it, the twin differing
+//! twin of the edit's region next to it (after or before), the twin differing
 //! from the region in one line only — the line the perturbation touches
 //! when it touches one — so that landing on the twin is a wrong place.
 //!
@@ -211,21 +211,29 @@ fn mixed(file: &str) -> String {
 fn perturb(family: &str, src: &Source, with_twin: bool) -> Option<Case> {
     let (file, at, old, new) = (&src.file, src.at, src.old.as_str(), src.new.as_str());
     let k = target_line(old);
-    let end = at + old.len();
-    // The file, with the twin right after the region when asked.
-    let (file, after): (String, String) = if with_twin {
+    // The file, with the twin right after the region when asked, or right
+    // before it for every other edit (so that a tie broken by position
+    // favours neither).
+    let (file, at) = if with_twin {
         // A region that ends inside a line has no twin of whole lines.
         if !old.ends_with('\n') {
             return None;
         }
         let twin = twin(old, k)?;
-        (
-            format!("{}{twin}{}", &file[..end], &file[end..]),
-            format!("{twin}{}", &file[end..]),
-        )
+        let end = at + old.len();
+        if (at + old.len()) % 2 == 0 {
+            (format!("{}{twin}{}", &file[..end], &file[end..]), at)
+        } else {
+            (
+                format!("{}{twin}{}", &file[..at], &file[at..]),
+                at + twin.len(),
+            )
+        }
     } else {
-        (file.clone(), file[end..].to_owned())
+        (file.clone(), at)
     };
+    let end = at + old.len();
+    let after = file[end..].to_owned();
     let first = file[..at].matches('\n').count() + 1;
     let expected = format!("{}{new}{after}", &file[..at]);
     let mut case = Case {
@@ -454,6 +462,11 @@ fn judge(family: &str, case: &Case, result: Option<String>) -> Outcome {
     {
         return Outcome::Correct;
     }
+    // A final line break added to a file without one (Codex writes every
+    // file with one) changes the format, not the place.
+    if result.strip_suffix('\n') == Some(expected) || expected.strip_suffix('\n') == Some(&result) {
+        return Outcome::RightPlaceInexact;
+    }
     // The region and its surroundings compared with `\n` breaks and tabs
     // read as columns: a tool that rewrites line endings changed the
     // format, not the place.
@@ -502,7 +515,7 @@ fn names_region(case: &Case, err: &EditError) -> bool {
             closest: Some(c), ..
         } => std::iter::once((c.first_line, c.last_line))
             .chain(c.also.iter().copied())
-            .any(|(a, b)| a + 2 >= first && b <= last + 2 && a <= last),
+            .any(|(a, b)| a + 2 >= first && b <= last + 2 && a <= last && b >= first),
         EditError::Ambiguous { lines, .. } => lines.iter().any(|&l| near(l)),
         EditError::Disagree { exact, other, .. } => near(*exact) || near(*other),
         _ => false,
@@ -702,6 +715,18 @@ fn the_second_round_applies_four_in_five_real_imperfect_edits_and_never_in_a_wro
     let should = tally.cases(true);
     let mine = tally.total("write-tool", Outcome::Correct, true);
     assert!(mine * 100 >= should * 80, "{table}");
+    // Each family of slips applied at least 85% as meant (93-99% when
+    // measured, mixed tabs and spaces and tabs for spaces 89-90%): losing
+    // any one repair or rung fails here, not only in the total.
+    for (family, should) in FAMILIES {
+        let cases = tally.cases.get(family).copied().unwrap_or(0);
+        if should {
+            assert!(
+                tally.get(family, "write-tool", Outcome::Correct) * 100 >= cases * 85,
+                "{family}\n{table}"
+            );
+        }
+    }
     // No line joined or split at an edit's end.
     for family in [
         "new text without final newline",

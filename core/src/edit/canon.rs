@@ -107,6 +107,27 @@ fn is_blank_alike(c: char) -> bool {
     is_blank(c) || look_alike(c) == Some(" ") || super::repair::is_invisible(c)
 }
 
+/// The new text as the look-alike rung writes it: the invisible characters
+/// and Unicode spaces the old text had and the file's `region` does not
+/// (the model's, not the file's) taken out or made spaces; any other kept,
+/// a joiner in an emoji or a space in a number as the model wrote them.
+pub fn plain_like<'a>(new: &'a str, old: &str, region: &str) -> std::borrow::Cow<'a, str> {
+    let odd = |c: char| !is_blank(c) && is_blank_alike(c);
+    let marks: Vec<char> = old
+        .chars()
+        .filter(|&c| odd(c) && !region.contains(c))
+        .collect();
+    if marks.is_empty() || !new.contains(marks.as_slice()) {
+        return std::borrow::Cow::Borrowed(new);
+    }
+    std::borrow::Cow::Owned(
+        new.chars()
+            .filter(|c| !(marks.contains(c) && super::repair::is_invisible(*c)))
+            .map(|c| if marks.contains(&c) { ' ' } else { c })
+            .collect(),
+    )
+}
+
 /// `text` as the look-alike rung reads whitespace: Unicode spaces as
 /// spaces, invisible characters gone; borrowed when it has none.
 pub fn plain_spaces(text: &str) -> std::borrow::Cow<'_, str> {

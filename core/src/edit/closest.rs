@@ -178,13 +178,22 @@ pub fn around_gap(text: &str, old: &str, gap: usize, deadline: Instant) -> Optio
     let wanted: Vec<&str> = old.lines().collect();
     let (head, tail) = (&wanted[..gap], &wanted[gap + 1..]);
     let lines: Vec<&str> = text.lines().collect();
+    // Every place of a side, as long as the deadline allows (a side of
+    // many blank lines in a file of many is slow to place).
     let places = |part: &[&str]| -> Vec<usize> {
         if part.is_empty() || part.len() > lines.len() {
             return Vec::new();
         }
-        (0..=lines.len() - part.len())
-            .filter(|&i| part.iter().zip(&lines[i..]).all(|(p, l)| key(p) == key(l)))
-            .collect()
+        let mut found = Vec::new();
+        for i in 0..=lines.len() - part.len() {
+            if i % 1024 == 0 && Instant::now() >= deadline {
+                return Vec::new();
+            }
+            if part.iter().zip(&lines[i..]).all(|(p, l)| key(p) == key(l)) {
+                found.push(i);
+            }
+        }
+        found
     };
     let (heads, tails) = (places(head), places(tail));
     // Each place of the lines before the gap with the nearest place of the

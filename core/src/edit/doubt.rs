@@ -5,6 +5,14 @@
 
 use super::Region;
 
+/// Most lines compared whole before an exact place inside a line is taken
+/// without doubt: bounded work on any file, the same answer on any
+/// machine.
+const MAX_CANDIDATES: usize = 10_000;
+
+/// Longest line compared by characters with the new text's lines.
+const MAX_COMPARED: usize = 1_000;
+
 /// Whether a line of the file next to `region` (the one before it or the
 /// one after it) is in `new`, or nearly (four in five characters alike),
 /// but not in `old`: an old text that left that line out, and a new text
@@ -21,7 +29,9 @@ pub(super) fn skipped_neighbour(text: &str, region: &Region, old: &str, new: &st
             && !olds.contains(&line)
             && new.lines().map(str::trim).any(|n| {
                 n == line
-                    || (!olds.contains(&n) && similar::TextDiff::from_chars(n, line).ratio() >= 0.8)
+                    || (!olds.contains(&n)
+                        && n.len().max(line.len()) <= MAX_COMPARED
+                        && similar::TextDiff::from_chars(n, line).ratio() >= 0.8)
             })
     })
 }
@@ -51,13 +61,27 @@ pub(super) fn whole_lines_elsewhere(text: &str, old: &str, start: usize) -> Opti
     if first.is_empty() {
         return None;
     }
+    // One pass: each line's start found once, each line looked at from its
+    // first hit only (a later hit on it has that one before it).
+    let mut line_start = 0;
+    let mut scanned = 0;
+    let mut looked = usize::MAX;
+    let mut candidates = 0;
     for at in memchr::memmem::find_iter(bytes, first.as_bytes()) {
-        if at < end && start < at + first.len() {
+        if let Some(nl) = memchr::memrchr(b'\n', &bytes[scanned..at]) {
+            line_start = scanned + nl + 1;
+        }
+        scanned = at;
+        if looked == line_start {
             continue;
         }
-        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
-        if !text[line_start..at].trim().is_empty() {
+        looked = line_start;
+        if (at < end && start < at + first.len()) || !text[line_start..at].trim().is_empty() {
             continue;
+        }
+        candidates += 1;
+        if candidates > MAX_CANDIDATES {
+            return None;
         }
         let mut lines = text[line_start..].lines();
         if wanted

@@ -263,6 +263,47 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Whatever the new texts' ends, `apply` (which fits them before
+        /// the one-pass path) gives what the in-order path gives.
+        #[test]
+        fn fitted_edits_give_the_in_order_answer(
+            lines in proptest::collection::vec("[a-e]{1,4}\n", 4..40),
+            picks in proptest::collection::vec((0usize..40, 1usize..3, "[abx\n]{0,4}"), 1..5),
+            cut in proptest::bool::ANY,
+        ) {
+            let mut text = lines.concat();
+            if cut {
+                text.pop();
+            }
+            let edits: Vec<Edit> = picks
+                .iter()
+                .map(|(from, len, new)| {
+                    let from = from % lines.len();
+                    let to = (from + len).min(lines.len());
+                    let old = lines[from..to].concat();
+                    // An old text at the file's end loses its break with it.
+                    let old = if text.ends_with(old.trim_end_matches('\n')) && !text.ends_with(&old) {
+                        old.trim_end_matches('\n').to_owned()
+                    } else {
+                        old
+                    };
+                    edit(&old, new)
+                })
+                .collect();
+            let deadline = Instant::now() + Duration::from_secs(1);
+            let fast = apply(&text, &edits, deadline);
+            let slow = sequence(&text, &edits, deadline);
+            match (fast, slow) {
+                (Ok(f), Ok(s)) => {
+                    proptest::prop_assert_eq!(f.text, s.text);
+                    proptest::prop_assert_eq!(f.matches, s.matches);
+                }
+                (f, s) => proptest::prop_assert_eq!(f.is_err(), s.is_err(), "{:?} / {:?}", f.err(), s.err()),
+            }
+        }
+    }
+
+    proptest::proptest! {
         /// Whenever the one-pass path takes edits, it gives what applying
         /// them one by one gives.
         #[test]

@@ -105,7 +105,12 @@ fn sequence(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Edi
         }
         let Some((tolerance, regions, repairs)) = locate_repaired(&current, edit, index)? else {
             let consumed = index > 0 && text.contains(edit.old.as_str());
-            let gap = edit.old.lines().position(repair::is_elision);
+            // A line that stands for lines left out, unless the file has
+            // it (a Python stub's `...`).
+            let gap = edit
+                .old
+                .lines()
+                .position(|l| repair::is_elision(l) && !has_line(&current, l.trim()));
             return Err(EditError::NotFound {
                 index,
                 closest: if consumed {
@@ -208,6 +213,18 @@ fn locate_repaired(text: &str, edit: &Edit, index: usize) -> Result<Option<Found
         {
             continue;
         }
+        // Numbered lines, or a blank line before the text, said where a
+        // line starts: a place inside a line is not one of them.
+        let anchored = repairs.contains(&Repair::LineNumbers)
+            || (repairs.contains(&Repair::BlankEnds)
+                && edit.old.starts_with(['\n', '\r', ' ', '\t']));
+        if anchored
+            && regions
+                .iter()
+                .any(|r| r.start > 0 && text.as_bytes()[r.start - 1] != b'\n')
+        {
+            continue;
+        }
         return Ok(Some((tolerance, regions, repairs)));
     }
     Ok(None)
@@ -281,11 +298,13 @@ fn locate(
         if !same && !old.text.trim().is_empty() {
             let mut regions = tolerant(text, edit, form, &old.text, level);
             // Places that differ only in indentation, where the old text's
-            // is the file's at exactly one: that one (a rung that keeps
-            // indentation would have found only it).
+            // (it has some) is the file's at exactly one: that one (a rung
+            // that keeps indentation would have found only it). An old text
+            // without indentation tells nothing.
             if regions.len() > 1
                 && !edit.replace_all
                 && level == Tolerance::LookAlikes
+                && has_indentation(&edit.old)
                 && regions.iter().filter(|r| r.indent_kept).count() == 1
             {
                 regions.retain(|r| r.indent_kept);
@@ -338,12 +357,10 @@ fn tolerant(text: &str, edit: &Edit, form: &Form, needle: &str, level: Tolerance
         // in the old text are taken as the file has them; the new text's
         // too, unless the file has such characters itself here.
         let (old, new) = if level == Tolerance::LookAlikes {
-            let new = if canon::plain_spaces(region) == region {
-                canon::plain_spaces(&edit.new)
-            } else {
-                edit.new.as_str().into()
-            };
-            (canon::plain_spaces(&edit.old), new)
+            (
+                canon::plain_spaces(&edit.old),
+                canon::plain_like(&edit.new, &edit.old, region),
+            )
         } else {
             (edit.old.as_str().into(), edit.new.as_str().into())
         };
@@ -359,6 +376,18 @@ fn tolerant(text: &str, edit: &Edit, form: &Form, needle: &str, level: Tolerance
         });
     }
     regions
+}
+
+/// Whether some non-blank line of `text` has indentation.
+fn has_indentation(text: &str) -> bool {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.starts_with([' ', '\t']))
+}
+
+/// Whether `text` has a line that is `line` once trimmed.
+fn has_line(text: &str, line: &str) -> bool {
+    text.lines().any(|l| l.trim() == line)
 }
 
 /// A line split from its break: its text (no `\r\n` or `\n`) and the break.
@@ -724,6 +753,59 @@ mod tests {
             "a:\n    say(\"y\")\nb:\n        say(\u{201C}x\u{201D})\n"
         );
         assert_eq!(how, Tolerance::LookAlikes);
+    }
+
+    #[test]
+    fn an_old_text_without_indentation_among_look_alike_places_is_ambiguous() {
+        let file = "say(\u{201C}x\u{201D})\ndef f():\n    say(\u{201C}x\u{201D})\n";
+        let err = run(file, &[edit("say(\"x\")", "say(\"y\")")]).unwrap_err();
+        assert!(
+            matches!(&err, EditError::Ambiguous { lines, .. } if *lines == vec![1, 3]),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn repairs_that_said_where_a_line_starts_do_not_land_inside_one() {
+        let err = run("barfoo = 1\n", &[edit("\nfoo = 1", "\nfoo = 2")]).unwrap_err();
+        assert!(matches!(err, EditError::NotFound { .. }), "{err:?}");
+        let err = run(
+            "discount = 0\n",
+            &[edit("     3\tcount = 0\n", "     3\tcount = 1\n")],
+        )
+        .unwrap_err();
+        assert!(matches!(err, EditError::NotFound { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn a_blank_end_is_not_taken_off_past_a_line_the_old_text_skipped() {
+        // The old text left out `b`, which the new text keeps.
+        let err = run("a\nb\n\nc\n", &[edit("a\n\n", "a2\nb\n\n")]).unwrap_err();
+        assert!(matches!(err, EditError::NotFound { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn invisible_characters_the_model_means_are_written() {
+        // A curly quote sends the edit to the look-alike rung; the joiners
+        // of the family emoji are the model's, not a slip.
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}";
+        let (text, how, _) = repaired(
+            "say(\u{201C}x\u{201D})\n",
+            "say(\"x\")\n",
+            &format!("say(\"{family}\")\n"),
+        );
+        assert_eq!(text, format!("say(\"{family}\")\n"));
+        assert_eq!(how, Tolerance::LookAlikes);
+    }
+
+    #[test]
+    fn an_ellipsis_the_file_has_is_no_gap() {
+        let file = "def f():\n    ...\n\ndef g():\n    pass\n";
+        let err = run(file, &[edit("def f():\n    ...\n    x = 1\n", "y\n")]).unwrap_err();
+        assert!(
+            matches!(err, EditError::NotFound { gap: None, .. }),
+            "{err:?}"
+        );
     }
 
     #[test]

@@ -65,19 +65,36 @@ impl Repair {
         let (old2, new2) = match self {
             Repair::LineBreakAtEnd => return fit_end(old, new).map(|n| (old.to_owned(), n)),
             Repair::LineNumbers => {
-                let old2 = strip_numbers(old, true)?;
-                (
-                    old2,
-                    strip_numbers(new, false).unwrap_or_else(|| new.to_owned()),
-                )
+                let (old2, from) = strip_numbers(old, None)?;
+                // The new text's prefixes come off only when they start
+                // where the old text's did: a view's numbers, not a
+                // column of the file's own.
+                let new2 =
+                    strip_numbers(new, Some(from)).map_or_else(|| new.to_owned(), |(n, _)| n);
+                (old2, new2)
             }
             Repair::JsonEscapes => {
-                let old2 = unescape_json(old)?;
-                (old2, unescape_json(new).unwrap_or_else(|| new.to_owned()))
+                let old2 = unescape_json(old, true)?;
+                // `\uXXXX` in the new text is read only if the old text
+                // had such escapes too.
+                let new2 = unescape_json(new, old.contains("\\u"));
+                (old2, new2.unwrap_or_else(|| new.to_owned()))
             }
             Repair::HtmlEntities => {
-                let old2 = unescape_html(old)?;
-                (old2, unescape_html(new).unwrap_or_else(|| new.to_owned()))
+                let all: Vec<&str> = ENTITIES.iter().map(|(e, _)| *e).collect();
+                let old2 = unescape_html(old, &all)?;
+                // The old text's escaped form is not in the file, so the new
+                // text came through the same escaping: its entities are
+                // read too, but a non-breaking space only if the old text
+                // had one (`&nbsp;` is as often meant as written).
+                let read: Vec<&str> = all
+                    .into_iter()
+                    .filter(|e| *e != "&nbsp;" || old.contains(e))
+                    .collect();
+                (
+                    old2,
+                    unescape_html(new, &read).unwrap_or_else(|| new.to_owned()),
+                )
             }
             Repair::BlankEnds => {
                 // One blank line too many at an end of both texts: one taken
@@ -102,19 +119,30 @@ impl Repair {
 
 /// `new` with its end fitted to `old`'s: a line break added when the old
 /// text ends in one and the new text does not, taken off in the reverse
-/// case; `None` when the ends agree (or the new text is empty: a
-/// deletion).
+/// case; `None` when the ends agree, or when the break is plainly meant:
+/// the new text is empty (a deletion) or nothing but the break, the side
+/// without the break ends in a space or tab (a break put in a space's
+/// place, or a space in a break's: a join or a split the model wrote), or
+/// the break is all the edit changes.
 pub(super) fn fit_end(old: &str, new: &str) -> Option<String> {
-    if new.is_empty() {
-        return None;
-    }
-    let old_break = line_break_at_end(old);
-    let new_break = line_break_at_end(new);
-    match (old_break, new_break) {
-        (Some(b), None) => Some(format!("{new}{b}")),
-        (None, Some(b)) => Some(new[..new.len() - b.len()].to_owned()),
-        _ => None,
-    }
+    // A last line that ends in a space after text on it (`a, `) is a join
+    // or a split the model wrote; one that is only spaces is a blank line's.
+    let meant = |body: &str| {
+        let last = body.rsplit('\n').next().unwrap_or(body);
+        body.is_empty() || (last.ends_with([' ', '\t']) && !last.trim().is_empty())
+    };
+    let fitted = match (line_break_at_end(old), line_break_at_end(new)) {
+        (Some(b), None) if !meant(new) => format!("{new}{b}"),
+        (None, Some(b)) => {
+            let body = &new[..new.len() - b.len()];
+            if meant(body) || meant(old) {
+                return None;
+            }
+            body.to_owned()
+        }
+        _ => return None,
+    };
+    (fitted != old).then_some(fitted)
 }
 
 fn line_break_at_end(text: &str) -> Option<&'static str> {
@@ -159,34 +187,49 @@ fn number_prefix(line: &str) -> Option<(u64, usize)> {
     Some((number, digits_at + digits + mark))
 }
 
-/// `text` without the line-number prefix every line carries; `None` when
-/// some line has none. `consecutive`: the numbers must count up by one (the
-/// old text's, copied from a view); the new text's added lines may carry
-/// any.
-fn strip_numbers(text: &str, consecutive: bool) -> Option<String> {
+/// `text` without the line-number prefix its lines carry, and the first
+/// number; `None` when a line has none. Without `from` (the old text) the
+/// numbers must count up by one from any start; with it (the new text) the
+/// first must be `from`, any after it may be anything (added lines), and a
+/// blank line may go without.
+fn strip_numbers(text: &str, from: Option<u64>) -> Option<(String, u64)> {
     let mut out = String::with_capacity(text.len());
+    let mut first = None;
     let mut last: Option<u64> = None;
     for (body, end) in lines(text) {
         if body.is_empty() && end.is_empty() {
             continue;
         }
-        let (number, len) = number_prefix(body)?;
-        if consecutive && last.is_some_and(|l| l + 1 != number) {
+        let Some((number, len)) = number_prefix(body) else {
+            if from.is_some() && first.is_some() && body.trim().is_empty() {
+                out.push_str(body);
+                out.push_str(end);
+                continue;
+            }
             return None;
+        };
+        match (from, first) {
+            (Some(from), None) if number != from => return None,
+            (None, _) if last.is_some_and(|l| l + 1 != number) => return None,
+            _ => {}
         }
+        first.get_or_insert(number);
         last = Some(number);
         out.push_str(&body[len..]);
         out.push_str(end);
     }
-    Some(out)
+    Some((out, first?))
 }
 
 /// `text` with JSON's string escapes read once; `None` when it has none.
 /// An escape JSON does not know is kept as written.
-fn unescape_json(text: &str) -> Option<String> {
-    if !["\\n", "\\t", "\\\"", "\\\\", "\\r"]
-        .iter()
-        .any(|e| text.contains(e))
+fn unescape_json(text: &str, unicode: bool) -> Option<String> {
+    // An escaped text is one line: a text with a real line break that
+    // shows `\n` has it in a string of its own.
+    if text.contains('\n')
+        || !["\\n", "\\t", "\\\"", "\\\\", "\\r"]
+            .iter()
+            .any(|e| text.contains(e))
     {
         return None;
     }
@@ -204,7 +247,7 @@ fn unescape_json(text: &str) -> Option<String> {
             Some('"') => out.push('"'),
             Some('\\') => out.push('\\'),
             Some('/') => out.push('/'),
-            Some('u') => {
+            Some('u') if unicode => {
                 let hex: String = chars.clone().skip(1).take(4).collect();
                 match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
                     Some(ch) if hex.len() == 4 => {
@@ -229,19 +272,22 @@ fn unescape_json(text: &str) -> Option<String> {
     Some(out)
 }
 
-/// `text` with HTML's character references read once; `None` when it has
-/// none of the common ones.
-fn unescape_html(text: &str) -> Option<String> {
-    const NAMED: [(&str, &str); 7] = [
-        ("&lt;", "<"),
-        ("&gt;", ">"),
-        ("&quot;", "\""),
-        ("&apos;", "'"),
-        ("&nbsp;", "\u{A0}"),
-        ("&#39;", "'"),
-        ("&#x27;", "'"),
-    ];
-    if !NAMED.iter().any(|(e, _)| text.contains(e)) && !text.contains("&amp;") {
+/// HTML's character references the repair reads, and what they stand for.
+const ENTITIES: [(&str, &str); 8] = [
+    ("&lt;", "<"),
+    ("&gt;", ">"),
+    ("&quot;", "\""),
+    ("&apos;", "'"),
+    ("&nbsp;", "\u{A0}"),
+    ("&#39;", "'"),
+    ("&#x27;", "'"),
+    ("&amp;", "&"),
+];
+
+/// `text` with the character references of `read` (of [`ENTITIES`]) read
+/// once; `None` when it has none of them.
+fn unescape_html(text: &str, read: &[&str]) -> Option<String> {
+    if !read.iter().any(|e| text.contains(e)) {
         return None;
     }
     let mut out = String::with_capacity(text.len());
@@ -249,10 +295,9 @@ fn unescape_html(text: &str) -> Option<String> {
     while let Some(at) = rest.find('&') {
         out.push_str(&rest[..at]);
         rest = &rest[at..];
-        let found = NAMED
+        let found = ENTITIES
             .iter()
-            .chain(&[("&amp;", "&")])
-            .find(|(e, _)| rest.starts_with(e));
+            .find(|(e, _)| read.contains(e) && rest.starts_with(e));
         match found {
             Some((e, c)) => {
                 out.push_str(c);
@@ -377,6 +422,50 @@ mod tests {
         assert_eq!(fit_end("a", "b\n").as_deref(), Some("b"));
         assert_eq!(fit_end("a\n", "b\n"), None);
         assert_eq!(fit_end("a\n", ""), None, "a deletion stays one");
+        // A break plainly meant: a split in a space's place, a join, a
+        // break alone, or the break all the edit changes.
+        assert_eq!(fit_end("; ", ";\n"), None);
+        assert_eq!(fit_end("a,\n", "a, "), None);
+        assert_eq!(fit_end("<br>", "\n"), None);
+        assert_eq!(fit_end("a;", "a;\n"), None);
+        // A blank line's indentation is no join.
+        assert_eq!(
+            fit_end("a\n    \n", "b\n    ").as_deref(),
+            Some("b\n    \n")
+        );
+    }
+
+    #[test]
+    fn a_new_texts_numbers_come_off_only_when_they_start_where_the_old_texts_do() {
+        // A file of tab-separated rows: the new text's `1\t` is a column.
+        let (o, n) = Repair::LineNumbers
+            .apply("     2\t1\tred\n", "1\tblue\n")
+            .unwrap();
+        assert_eq!((o.as_str(), n.as_str()), ("1\tred\n", "1\tblue\n"));
+        // A blank line the model added without a number.
+        let (_, n) = Repair::LineNumbers
+            .apply("     2\tx = 1\n     3\ty\n", "     2\tx = 2\n\n     3\ty\n")
+            .unwrap();
+        assert_eq!(n, "x = 2\n\ny\n");
+    }
+
+    #[test]
+    fn the_new_text_is_unescaped_only_as_far_as_the_old_text_was() {
+        // `&nbsp;` only where the old text had one.
+        let (_, n) = Repair::HtmlEntities
+            .apply("a &lt; b", "a &lt;= b &amp;&amp; c&nbsp;")
+            .unwrap();
+        assert_eq!(n, "a <= b && c&nbsp;");
+        // `\uXXXX` only where the old text had such escapes.
+        let (_, n) = Repair::JsonEscapes
+            .apply(r#"f(\"a\")"#, r#"f(\"\u200b\")"#)
+            .unwrap();
+        assert_eq!(n, "f(\"\\u200b\")");
+        // A text with real line breaks is not an escaped one.
+        assert_eq!(
+            Repair::JsonEscapes.apply("printf(\"hi\\n\");\nx", "y"),
+            None
+        );
     }
 
     #[test]

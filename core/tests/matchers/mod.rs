@@ -36,7 +36,7 @@ pub fn mcp_edit_file(file: &str, old: &str, new: &str) -> Option<String> {
     if content.contains(&old) {
         return Some(content.replacen(&old, &new, 1));
     }
-    let lead = |l: &str| l[..l.len() - l.trim_start().len()].to_owned();
+    let lead = |l: &str| l[..l.len() - js_trim_start(l).len()].to_owned();
     let old_lines: Vec<&str> = old.split('\n').collect();
     let content_lines: Vec<&str> = content.split('\n').collect();
     if content_lines.len() < old_lines.len() {
@@ -47,7 +47,7 @@ pub fn mcp_edit_file(file: &str, old: &str, new: &str) -> Option<String> {
         if old_lines
             .iter()
             .zip(window)
-            .all(|(o, c)| o.trim() == c.trim())
+            .all(|(o, c)| js_trim(o) == js_trim(c))
         {
             let original = lead(content_lines[i]);
             let new_lines: Vec<String> = new
@@ -55,13 +55,13 @@ pub fn mcp_edit_file(file: &str, old: &str, new: &str) -> Option<String> {
                 .enumerate()
                 .map(|(j, line)| {
                     if j == 0 {
-                        return format!("{original}{}", line.trim_start());
+                        return format!("{original}{}", js_trim_start(line));
                     }
                     let old_indent = old_lines.get(j).map(|l| lead(l)).unwrap_or_default();
                     let new_indent = lead(line);
                     if !old_indent.is_empty() && !new_indent.is_empty() {
                         let rel = new_indent.len().saturating_sub(old_indent.len());
-                        return format!("{original}{}{}", " ".repeat(rel), line.trim_start());
+                        return format!("{original}{}{}", " ".repeat(rel), js_trim_start(line));
                     }
                     line.to_owned()
                 })
@@ -176,7 +176,7 @@ fn apply_indentation(lines: &[&str], target: &str) -> Vec<String> {
     lines
         .iter()
         .map(|line| {
-            if line.trim().is_empty() {
+            if js_trim(line).is_empty() {
                 String::new()
             } else if let Some(rest) = line.strip_prefix(reference.as_str()) {
                 format!("{target}{rest}")
@@ -187,15 +187,33 @@ fn apply_indentation(lines: &[&str], target: &str) -> Vec<String> {
         .collect()
 }
 
-/// JavaScript's `String.prototype.trim` whitespace, near enough: Rust's
-/// `trim` (Unicode White_Space, which adds U+0085 and drops U+FEFF).
-fn js_trim(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}')
+/// JavaScript's whitespace (`String.prototype.trim`, regex `\s`): Unicode
+/// White_Space and U+FEFF, without U+0085.
+fn js_space(c: char) -> bool {
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{FEFF}'
 }
 
-/// gemini-cli's `replace` strategies in order, one occurrence required.
-/// The file's `\r\n` read as `\n` first, as its `readTextFile` caller does.
+fn js_trim(s: &str) -> &str {
+    s.trim_matches(js_space)
+}
+
+fn js_trim_start(s: &str) -> &str {
+    s.trim_start_matches(js_space)
+}
+
+/// gemini-cli's `replace` strategies in order, one occurrence required:
+/// the file's `\r\n` read as `\n` first, as its caller does, and written
+/// back with `\r\n` when the file had any (`detectLineEnding`).
 pub fn gemini_replace(file: &str, old: &str, new: &str) -> Option<String> {
+    let done = gemini_strategies(file, old, new)?;
+    Some(if file.contains("\r\n") {
+        done.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        done
+    })
+}
+
+fn gemini_strategies(file: &str, old: &str, new: &str) -> Option<String> {
     let content = file.replace("\r\n", "\n");
     let search = old.replace("\r\n", "\n");
     let replace = new.replace("\r\n", "\n");
@@ -285,7 +303,7 @@ fn gemini_fuzzy(content: &str, search: &str, replace: &str) -> Option<String> {
     let block16: Vec<u16> = block.encode_utf16().collect();
     let strip = |s: &str| -> Vec<u16> {
         s.chars()
-            .filter(|c| !c.is_whitespace())
+            .filter(|c| !js_space(*c))
             .collect::<String>()
             .encode_utf16()
             .collect()
@@ -296,7 +314,10 @@ fn gemini_fuzzy(content: &str, search: &str, replace: &str) -> Option<String> {
     };
     let mut candidates: Vec<(usize, f64)> = Vec::new();
     for i in 0..=source.len() - n {
-        let window: Vec<&str> = source[i..i + n].iter().map(|l| l.trim_end()).collect();
+        let window: Vec<&str> = source[i..i + n]
+            .iter()
+            .map(|l| l.trim_end_matches(js_space))
+            .collect();
         let text = window.join("\n");
         let text16: Vec<u16> = text.encode_utf16().collect();
         let len_diff = (text16.len() as f64 - block16.len() as f64).abs();
