@@ -42,9 +42,25 @@ fn key(line: &str) -> &str {
     line.trim()
 }
 
-/// The first 16 characters of a trimmed line, when it has that many.
+/// The first 16 characters of a trimmed line, when it has more.
 fn line_start(key: &str) -> Option<&str> {
-    key.char_indices().nth(16).map(|(at, _)| &key[..at])
+    if key.len() <= 16 {
+        return None;
+    }
+    match key.get(..16) {
+        Some(start) if start.is_ascii() => Some(start),
+        _ => key.char_indices().nth(16).map(|(at, _)| &key[..at]),
+    }
+}
+
+/// How a line of the file matches a line of the old text.
+#[derive(Clone, Copy)]
+enum Class {
+    None,
+    /// Whole (trimmed), the old line's entry.
+    Exact(usize),
+    /// By its first 16 characters, the start's entry.
+    Start(usize),
 }
 
 /// The region of `text` closest to `old`, `None` when no line of `old`
@@ -66,41 +82,53 @@ pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
     // it: a window that shares one rare line with the old text beats one
     // that shares a `}` found everywhere. A line the file does not have
     // counts by its start, for half as much: the line a model got wrong
-    // is most often right up to a slip near its end.
-    let mut seen: HashMap<&str, u32> = HashMap::new();
-    for l in &lines {
-        if counts.contains_key(key(l)) {
-            *seen.entry(key(l)).or_default() += 1;
-        }
+    // is most often right up to a slip near its end. One pass classifies
+    // the file's lines; the weights follow from the counts.
+    let exact: HashMap<&str, usize> = counts.keys().enumerate().map(|(i, k)| (*k, i)).collect();
+    let mut prefix: HashMap<&str, usize> = HashMap::new();
+    for k in wanted.iter().map(|l| key(l)).filter_map(line_start) {
+        let next = prefix.len();
+        prefix.entry(k).or_insert(next);
     }
-    let mut starts_of: HashMap<&str, u32> = wanted
-        .iter()
-        .map(|l| key(l))
-        .filter(|k| !seen.contains_key(k))
-        .filter_map(line_start)
-        .map(|p| (p, 0))
-        .collect();
-    if !starts_of.is_empty() {
-        for l in &lines {
-            if let Some(n) = line_start(key(l)).and_then(|p| starts_of.get_mut(p)) {
-                *n += 1;
-            }
-        }
-    }
-    // In millionths, summed exactly.
-    let hit: Vec<u64> = lines
+    let mut seen = vec![0u32; exact.len()];
+    let mut near = vec![0u32; prefix.len()];
+    let class: Vec<Class> = lines
         .iter()
         .map(|l| {
             let k = key(l);
             if k.is_empty() {
-                return 0;
+                return Class::None;
             }
-            if let Some(&n) = seen.get(k) {
-                return 1_000_000 / u64::from(n);
+            if let Some(&e) = exact.get(k) {
+                seen[e] += 1;
+                return Class::Exact(e);
             }
-            line_start(k)
-                .and_then(|p| starts_of.get(p))
-                .map_or(0, |&n| 500_000 / u64::from(n.max(1)))
+            match line_start(k).and_then(|p| prefix.get(p)) {
+                Some(&e) => {
+                    near[e] += 1;
+                    Class::Start(e)
+                }
+                None => Class::None,
+            }
+        })
+        .collect();
+    // A start counts only for an old line the file does not have whole.
+    let mut twinless = vec![false; prefix.len()];
+    for k in wanted.iter().map(|l| key(l)) {
+        if let Some(&e) = line_start(k).and_then(|p| prefix.get(p))
+            && exact.get(k).is_none_or(|&x| seen[x] == 0)
+        {
+            twinless[e] = true;
+        }
+    }
+    // In millionths, summed exactly.
+    let hit: Vec<u64> = class
+        .iter()
+        .map(|c| match *c {
+            Class::None => 0,
+            Class::Exact(e) => 1_000_000 / u64::from(seen[e]),
+            Class::Start(e) if twinless[e] => 500_000 / u64::from(near[e]),
+            Class::Start(_) => 0,
         })
         .collect();
     // Running score of each window of k.
