@@ -78,6 +78,53 @@ pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
             *counts.entry(key(line)).or_default() += 1;
         }
     }
+    let hit = weights(&lines, &wanted, &counts);
+    // Running score of each window of k.
+    let width = k.min(lines.len());
+    let mut scores = Vec::with_capacity(lines.len() - width + 1);
+    let mut sum: u64 = hit[..width].iter().sum();
+    scores.push(sum);
+    for i in width..lines.len() {
+        sum = sum + hit[i] - hit[i - width];
+        scores.push(sum);
+    }
+    let mut starts: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0).collect();
+    if starts.is_empty() {
+        starts = nearest_lines(&lines, &wanted, deadline);
+    } else {
+        // Best first; ties by position.
+        starts.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
+        starts.truncate(CANDIDATES);
+    }
+    let mut scored: Vec<(f32, usize)> = Vec::new();
+    for &start in starts.iter().take(CANDIDATES) {
+        if Instant::now() >= deadline && !scored.is_empty() {
+            break;
+        }
+        let region = join(&lines[start..(start + width).min(lines.len())]);
+        let ratio = TextDiff::configure()
+            .algorithm(Algorithm::Myers)
+            .deadline(deadline)
+            .diff_chars(old, region.as_str())
+            .ratio();
+        scored.push((ratio, start));
+    }
+    // Best first; ties by position.
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let &(similarity, start) = scored.first()?;
+    let end = (start + width).min(lines.len());
+    let region = join(&lines[start..end]);
+    Some(Closest {
+        first_line: start + 1,
+        last_line: end,
+        similarity,
+        diff: short_diff(old, &region, start + 1, end, deadline),
+        also: also_alike(&scored, width, lines.len()),
+    })
+}
+
+/// Each line's weight, in millionths: what it shares with the old text.
+fn weights(lines: &[&str], wanted: &[&str], counts: &HashMap<&str, usize>) -> Vec<u64> {
     // A line of the old text counts for less the more often the file has
     // it: a window that shares one rare line with the old text beats one
     // that shares a `}` found everywhere. A line the file does not have
@@ -122,7 +169,7 @@ pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
         }
     }
     // In millionths, summed exactly.
-    let hit: Vec<u64> = class
+    class
         .iter()
         .map(|c| match *c {
             Class::None => 0,
@@ -130,49 +177,7 @@ pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
             Class::Start(e) if twinless[e] => 500_000 / u64::from(near[e]),
             Class::Start(_) => 0,
         })
-        .collect();
-    // Running score of each window of k.
-    let width = k.min(lines.len());
-    let mut scores = Vec::with_capacity(lines.len() - width + 1);
-    let mut sum: u64 = hit[..width].iter().sum();
-    scores.push(sum);
-    for i in width..lines.len() {
-        sum = sum + hit[i] - hit[i - width];
-        scores.push(sum);
-    }
-    let mut starts: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0).collect();
-    if starts.is_empty() {
-        starts = nearest_lines(&lines, &wanted, deadline);
-    } else {
-        // Best first; ties by position.
-        starts.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
-        starts.truncate(CANDIDATES);
-    }
-    let mut scored: Vec<(f32, usize)> = Vec::new();
-    for &start in starts.iter().take(CANDIDATES) {
-        if Instant::now() >= deadline && !scored.is_empty() {
-            break;
-        }
-        let region = join(&lines[start..(start + width).min(lines.len())]);
-        let ratio = TextDiff::configure()
-            .algorithm(Algorithm::Myers)
-            .deadline(deadline)
-            .diff_chars(old, region.as_str())
-            .ratio();
-        scored.push((ratio, start));
-    }
-    // Best first; ties by position.
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let &(similarity, start) = scored.first()?;
-    let end = (start + width).min(lines.len());
-    let region = join(&lines[start..end]);
-    Some(Closest {
-        first_line: start + 1,
-        last_line: end,
-        similarity,
-        diff: short_diff(old, &region, start + 1, end, deadline),
-        also: also_alike(&scored, width, lines.len()),
-    })
+        .collect()
 }
 
 /// Other regions nearly as alike as the best (`scored`, best first), apart
