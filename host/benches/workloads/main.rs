@@ -33,8 +33,9 @@
 //! `-- journal` (W1–W7 with the journal on against off), `-- busy` (W3
 //! with competing processes spinning), `-- edits` (edits against writes of
 //! the same result), `-- density` (many `serve` processes at once, as a
-//! node of sandboxes runs them) and `-- memory` (the sidecar's peak under
-//! the largest requests its settings admit).
+//! node of sandboxes runs them), `-- memory` (the sidecar's peak under
+//! the largest requests its settings admit) and `-- tokens` (what a model
+//! pays to read each kind of answer, against two peers' answers).
 
 #![allow(clippy::print_stdout, reason = "a bench binary reports on stdout")]
 
@@ -50,6 +51,7 @@ mod edits;
 mod memory;
 mod modes;
 mod startup;
+mod tokens;
 
 use busy::{SPIN, busy, spin};
 use corpus::*;
@@ -58,6 +60,7 @@ use edits::edits;
 use memory::memory;
 use modes::*;
 use startup::startup;
+use tokens::tokens;
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -161,6 +164,10 @@ fn main() {
     }
     if filter == ["edits"] {
         edits(&tool);
+        return;
+    }
+    if filter == ["tokens"] {
+        tokens(&tool);
         return;
     }
 
