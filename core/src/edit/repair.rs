@@ -157,15 +157,7 @@ fn line_break_at_end(text: &str) -> Option<&'static str> {
 
 /// The lines of `text` without their breaks, and the breaks.
 fn lines(text: &str) -> impl Iterator<Item = (&str, &str)> {
-    text.split_inclusive('\n').map(|l| {
-        if let Some(b) = l.strip_suffix("\r\n") {
-            (b, "\r\n")
-        } else if let Some(b) = l.strip_suffix('\n') {
-            (b, "\n")
-        } else {
-            (l, "")
-        }
-    })
+    text.split_inclusive('\n').map(super::split_line)
 }
 
 /// A viewer's line-number prefix of `line`: its number and its length.
