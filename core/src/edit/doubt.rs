@@ -3,7 +3,7 @@
 //! found only once blank lines were taken off an old text that seems to
 //! have skipped the line next to it.
 
-use super::Region;
+use super::types::Region;
 
 /// Most lines compared whole before an exact place inside a line is taken
 /// without doubt: bounded work on any file, the same answer on any

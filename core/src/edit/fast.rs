@@ -45,7 +45,7 @@ pub(super) fn all_at_once(text: &str, edits: &[Edit]) -> Option<Edited> {
     if edits
         .iter()
         .zip(&places)
-        .any(|(e, p)| super::whole_lines_elsewhere(text, &e.old, p.start).is_some())
+        .any(|(e, p)| super::doubt::whole_lines_elsewhere(text, &e.old, p.start).is_some())
     {
         return None;
     }

@@ -35,18 +35,10 @@ use doubt::{skipped_neighbour, whole_lines_elsewhere};
 pub use error::EditError;
 use indent::Reindent;
 pub use repair::Repair;
+use repair::split_line;
+use types::Region;
 pub(crate) use types::line_numbers;
 pub use types::{Edit, Edited, Matched};
-
-/// One place an edit changes, in the text it applies to.
-#[derive(Debug)]
-struct Region {
-    start: usize,
-    end: usize,
-    replacement: String,
-    /// The old text's indentation is the file's here, as written.
-    indent_kept: bool,
-}
 
 /// Apply `edits` to `text` in order. `deadline` bounds the search for the
 /// closest region when an old text is nowhere.
@@ -388,17 +380,6 @@ fn has_indentation(text: &str) -> bool {
 /// Whether `text` has a line that is `line` once trimmed.
 fn has_line(text: &str, line: &str) -> bool {
     text.lines().any(|l| l.trim() == line)
-}
-
-/// A line split from its break: its text (no `\r\n` or `\n`) and the break.
-fn split_line(line: &str) -> (&str, &str) {
-    if let Some(body) = line.strip_suffix("\r\n") {
-        (body, "\r\n")
-    } else if let Some(body) = line.strip_suffix('\n') {
-        (body, "\n")
-    } else {
-        (line, "")
-    }
 }
 
 /// The new text fitted to the file's `region`, which the old text matched

@@ -157,7 +157,18 @@ fn line_break_at_end(text: &str) -> Option<&'static str> {
 
 /// The lines of `text` without their breaks, and the breaks.
 fn lines(text: &str) -> impl Iterator<Item = (&str, &str)> {
-    text.split_inclusive('\n').map(super::split_line)
+    text.split_inclusive('\n').map(split_line)
+}
+
+/// A line split from its break: its text (no `\r\n` or `\n`) and the break.
+pub(super) fn split_line(line: &str) -> (&str, &str) {
+    if let Some(body) = line.strip_suffix("\r\n") {
+        (body, "\r\n")
+    } else if let Some(body) = line.strip_suffix('\n') {
+        (body, "\n")
+    } else {
+        (line, "")
+    }
 }
 
 /// A viewer's line-number prefix of `line`: its number and its length.

@@ -47,3 +47,13 @@ pub(crate) fn line_numbers(text: &str, starts: impl Iterator<Item = usize>) -> V
         })
         .collect()
 }
+
+/// One place an edit changes, in the text it applies to.
+#[derive(Debug)]
+pub(super) struct Region {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) replacement: String,
+    /// The old text's indentation is the file's here, as written.
+    pub(super) indent_kept: bool,
+}
