@@ -346,8 +346,9 @@ fn tolerant(text: &str, edit: &Edit, form: &Form, needle: &str, level: Tolerance
         }
         let region = &text[start..end];
         // On the look-alike rung Unicode spaces and invisible characters
-        // in the old text are taken as the file has them; the new text's
-        // too, unless the file has such characters itself here.
+        // in the old text are taken as the file has them, and the new
+        // text's copies of those the file lacks here are the same slip
+        // (`canon::plain_like`).
         let (old, new) = if level == Tolerance::LookAlikes {
             (
                 canon::plain_spaces(&edit.old),
