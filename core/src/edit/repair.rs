@@ -8,8 +8,8 @@
 //! it shows the same mark. A repaired edit then goes up the ladder like any
 //! other, so it still applies only where it finds exactly one place.
 
-/// One repair, in the order they are tried (each on top of the ones
-/// before it that applied).
+/// One repair. Those of [`ORDER`] are tried each alone, then all together;
+/// [`Repair::LineBreakAtEnd`] always.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Repair {
     /// Old text ending in a line break and new text without one (or the
@@ -24,7 +24,7 @@ pub enum Repair {
     JsonEscapes,
     /// HTML entities (`&lt;`, `&amp;`, `&quot;`, `&#39;`…): unescaped once.
     HtmlEntities,
-    /// Blank lines at the start or end of the old text: taken off.
+    /// One blank line at an end of both texts: taken off.
     BlankEnds,
 }
 
@@ -55,7 +55,7 @@ impl Repair {
             Repair::LineNumbers => "line-number prefixes taken off",
             Repair::JsonEscapes => "JSON escapes (\\n, \\\") read as the characters",
             Repair::HtmlEntities => "HTML entities (&lt;, &amp;) read as the characters",
-            Repair::BlankEnds => "blank lines at its ends taken off",
+            Repair::BlankEnds => "a blank line at an end taken off",
         }
     }
 
