@@ -8,7 +8,7 @@
 //! it shows the same mark. A repaired edit then goes up the ladder like any
 //! other, so it still applies only where it finds exactly one place.
 
-/// One repair. Those of [`ORDER`] are tried each alone, then all together;
+/// One repair. Those of `ORDER` are tried each alone, then all together;
 /// [`Repair::LineBreakAtEnd`] always.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Repair {
