@@ -118,7 +118,7 @@ pub fn find(text: &str, old: &str, deadline: Instant) -> Option<Closest> {
         first_line: start + 1,
         last_line: end,
         similarity,
-        diff: short_diff(old, &region, start + 1, end, deadline),
+        diff: short_diff(old, &region, deadline),
         also: also_alike(&scored, width, lines.len()),
     })
 }
@@ -316,8 +316,11 @@ fn join(lines: &[&str]) -> String {
     out
 }
 
-/// A unified diff from `old` to the region, cut to a few lines.
-fn short_diff(old: &str, region: &str, first: usize, last: usize, deadline: Instant) -> String {
+/// A unified diff from `old` to the region, cut to a few lines, without
+/// its headers: the sentence before it names both sides and the lines,
+/// which a model would otherwise read twice. Hunks after the first are
+/// set apart by a line `...`.
+fn short_diff(old: &str, region: &str, deadline: Instant) -> String {
     let mut old = old.to_owned();
     if !old.ends_with('\n') {
         old.push('\n');
@@ -325,23 +328,39 @@ fn short_diff(old: &str, region: &str, first: usize, last: usize, deadline: Inst
     let diff = TextDiff::configure()
         .deadline(deadline)
         .diff_lines(old.as_str(), region);
-    let header = format!("file lines {first}-{last}");
-    let text = diff
-        .unified_diff()
-        .context_radius(2)
-        .header("old text", &header)
-        .to_string();
+    let text = diff.unified_diff().context_radius(2).to_string();
     let mut out = String::new();
-    for (n, line) in text.lines().enumerate() {
+    // Without a header set, the text is hunks only, each opened by `@@`
+    // (a line of a hunk starts with ' ', '-', '+' or '\\').
+    let body = text
+        .lines()
+        .enumerate()
+        .filter_map(|(n, line)| match (line.starts_with("@@"), n) {
+            (true, 0) => None,
+            (true, _) => Some("..."),
+            (false, _) => Some(line),
+        });
+    for (n, line) in body.enumerate() {
         if n == MAX_DIFF_LINES {
             out.push_str("... (diff cut)\n");
             break;
         }
-        out.push_str(line);
+        // A minified file's line would otherwise come whole.
+        match line.char_indices().nth(MAX_LINE_CHARS) {
+            Some((end, _)) => {
+                let more = line[end..].chars().count();
+                out.push_str(&line[..end]);
+                out.push_str(&format!(" ... ({more} more characters)"));
+            }
+            None => out.push_str(line),
+        }
         out.push('\n');
     }
     out
 }
+
+/// The most characters of a line the closest region's diff shows.
+const MAX_LINE_CHARS: usize = 300;
 
 #[cfg(test)]
 mod tests {
@@ -363,6 +382,31 @@ mod tests {
             "{}",
             found.diff
         );
+    }
+
+    #[test]
+    fn the_shown_diff_cuts_long_lines() {
+        let old = format!("{}\n", "a".repeat(1000));
+        let region = format!("{}b\n", "a".repeat(999));
+        let diff = short_diff(&old, &region, soon());
+        assert!(diff.len() < 700, "{diff}");
+        assert!(
+            diff.contains(&format!("-{} ... (701 more characters)\n", "a".repeat(299))),
+            "{diff}"
+        );
+    }
+
+    #[test]
+    fn the_shown_diff_has_no_headers_and_sets_hunks_apart() {
+        let old: String = (0..12).map(|i| format!("line {i}\n")).collect();
+        let region = old
+            .replace("line 1\n", "line one\n")
+            .replace("line 10\n", "line ten\n");
+        let diff = short_diff(&old, &region, soon());
+        assert!(diff.starts_with(" line 0\n-line 1\n+line one\n"), "{diff}");
+        assert!(!diff.contains("@@") && !diff.contains("---"), "{diff}");
+        assert!(diff.contains("\n...\n"), "the hunks set apart: {diff}");
+        assert!(diff.ends_with("-line 10\n+line ten\n line 11\n"), "{diff}");
     }
 
     #[test]

@@ -72,14 +72,15 @@ fn not_found(who: &str, path: &str, closest: Option<&Closest>, gap: Option<usize
         }
         return text;
     }
+    // Said in few words: a model pays for every one, and the tolerances
+    // tried are in the tool's description (BENCHMARKS.md#what-the-model-reads).
     let mut text = format!(
-        "{who}: the old text was not found in '{path}', not even ignoring line endings, \
-         whitespace, indentation, typographic look-alikes, invisible characters, line-number \
-         prefixes or escapes. Nothing was changed."
+        "{who}: the old text is not in '{path}', even allowing for whitespace, look-alikes \
+         and escapes. Nothing was changed."
     );
     if let Some(c) = closest {
         text.push_str(&format!(
-            "\nClosest: lines {}-{} ({:.0}% alike{}):\n{}",
+            "\nClosest: lines {}-{} ({:.0}% alike{}), old → file:\n{}",
             c.first_line,
             c.last_line,
             c.similarity * 100.0,
@@ -87,18 +88,21 @@ fn not_found(who: &str, path: &str, closest: Option<&Closest>, gap: Option<usize
             c.diff
         ));
     }
-    text.push_str("\nCopy the old text from the file as it is now (read it again if unsure).");
+    if closest.is_none() {
+        text.push('\n');
+    }
+    text.push_str("Copy the old text from the file as it is now.");
     text
 }
 
-/// The other regions as alike, for a sentence: `; as alike: lines 9-12,
+/// The other regions as alike, for a sentence: `; as alike: 9-12,
 /// 40-43`.
 fn also(c: &Closest) -> String {
     if c.also.is_empty() {
         return String::new();
     }
     let ranges: Vec<String> = c.also.iter().map(|(a, b)| format!("{a}-{b}")).collect();
-    format!("; as alike: lines {}", ranges.join(", "))
+    format!("; as alike: {}", ranges.join(", "))
 }
 
 /// Most line numbers an ambiguity lists.

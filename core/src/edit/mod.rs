@@ -601,6 +601,21 @@ mod tests {
         let text = err.message("m.rs", 1);
         assert!(text.contains("Closest: lines 2-4"), "{text}");
         assert!(text.contains("-    let b = 3;\n+    let b = 2;"), "{text}");
+        assert!(
+            text.ends_with("\n     print(a + b);\nCopy the old text from the file as it is now."),
+            "{text}"
+        );
+        let nowhere = EditError::NotFound {
+            index: 0,
+            closest: None,
+            consumed: false,
+            gap: None,
+        };
+        assert_eq!(
+            nowhere.message("m.rs", 1),
+            "The edit: the old text is not in 'm.rs', even allowing for whitespace, look-alikes and \
+             escapes. Nothing was changed.\nCopy the old text from the file as it is now."
+        );
     }
 
     #[test]
