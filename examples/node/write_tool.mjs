@@ -51,7 +51,7 @@ console.log(env.status, '-', env.text);
 if (env.status !== 'success' || env.data.edits[0].tolerance !== 'exact') process.exit(1);
 
 env = JSON.parse(tool.call(JSON.stringify({ path: '../outside.txt', content: 'x' })));
-console.log(env.status, '-', env.error.code, env.error.message);
+console.log(env.status, '-', env.error.code, env.text);
 if (env.error.code !== 'ACCESS_DENIED') process.exit(1);
 
 if (journal) {

@@ -77,12 +77,14 @@ def main(wasm_path, root, journal=None):
     env = tool.call({"name": "Edit", "arguments": {
         "file_path": "hello/from-python.txt", "old_string": "updated", "new_string": "edited"}})
     print(env["status"], "-", env["text"])
-    assert env["data"]["edits"] == [{"tolerance": "exact", "lines": [1]}], env
+    # Matched exactly as sent: the answer's diff says where, and no more.
+    assert env["status"] == "success" and "+edited" in env["data"]["diff_preview"], env
     with open(f"{root}/hello/from-python.txt") as f:
         assert f.read() == "edited\n"
 
     env = tool.call({"path": "../outside.txt", "content": "x"})
-    print(env["status"], "-", env["error"]["code"], env["error"]["message"])
+    # The message is the text, said once (`docs/contract.md#envelope`).
+    print(env["status"], "-", env["error"]["code"], env["text"])
     assert env["error"]["code"] == "ACCESS_DENIED", env
 
     if not journal:

@@ -17,7 +17,7 @@ mod bindings;
 use bindings::exports::tool as wit;
 use std::sync::Arc;
 use write_tool_core::wire::settings::Settings;
-use write_tool_core::wire::{echo, messages};
+use write_tool_core::wire::{Envelope, Form, echo, messages};
 
 use write_tool_core::edit::Edit;
 use write_tool_core::journal::{Bounds, Journal};
@@ -94,7 +94,18 @@ impl wit::Guest for Component {
     fn call(arguments: String) -> String {
         match setup() {
             Ok(Setup { config, roots }) => write_tool_core::call(&roots, arguments, &config),
-            Err(err) => err.into_envelope(0, parse_call(&arguments).0, None),
+            Err(err) => {
+                let echo = parse_call(&arguments).0;
+                // Without settings, only the call can ask for the full form.
+                let form = match echo.get("envelope").and_then(|f| f.as_str()) {
+                    Some("full") => Form::Full,
+                    _ => Form::Compact,
+                };
+                Envelope {
+                    form,
+                    ..err.into_envelope(0, echo, None)
+                }
+            }
         }
         .to_json()
     }

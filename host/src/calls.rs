@@ -93,7 +93,7 @@ impl Calls {
                 Some(cancel) => tool.call_cancellable(&root, request.as_ref(), &cancel),
                 None => tool.call(&root, request.as_ref()),
             };
-            crate::log::call(surface, &answer, started);
+            crate::log::call(surface, Some(request.as_ref()), &answer, started);
             answer
         })
         .await

@@ -15,8 +15,10 @@ use write_tool_wire::{Envelope, Status};
 pub const TARGET: &str = "write_tool::call";
 
 /// Record one call on `surface` (`call`, `serve`, `ws`, `mcp`, `write`, …)
-/// that answered with the envelope `json`, started at `started`.
-pub fn call(surface: &'static str, json: &str, started: Instant) {
+/// that answered with the envelope `json`, started at `started`; its
+/// arguments, `request`, name the path where the envelope's compact form
+/// does not.
+pub fn call(surface: &'static str, request: Option<&str>, json: &str, started: Instant) {
     let logging = tracing::enabled!(target: TARGET, tracing::Level::INFO);
     if !logging && !crate::metrics::enabled() {
         return;
@@ -36,7 +38,15 @@ pub fn call(surface: &'static str, json: &str, started: Instant) {
         Status::Error => "error",
     };
     let code = envelope.error.as_ref().map(|e| e.code.as_str());
-    let path = envelope.context.path_resolved.as_deref();
-    let bytes = envelope.stats.write.map_or(0, |w| w.bytes_written);
+    let asked = match (&envelope.context.path_resolved, request) {
+        (None, Some(request)) => write_tool_wire::request::path_of(request),
+        _ => None,
+    };
+    let path = envelope
+        .context
+        .path_resolved
+        .as_deref()
+        .or(asked.as_deref());
+    let bytes = envelope.bytes_written();
     tracing::info!(target: TARGET, surface, status, code, path, bytes, ms);
 }

@@ -149,9 +149,9 @@ pub(crate) fn record(surface: &'static str, envelope: &Envelope, started: Instan
         })
         .inc();
     let label = Surface { surface };
-    if let Some(write) = envelope.stats.write {
-        m.bytes.get_or_create(&label).inc_by(write.bytes_written);
-    }
+    m.bytes
+        .get_or_create(&label)
+        .inc_by(envelope.bytes_written());
     m.seconds
         .get_or_create(&label)
         .observe(started.elapsed().as_secs_f64());

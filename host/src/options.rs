@@ -48,6 +48,11 @@ pub struct Options {
     /// ... rest of the code unchanged ...`) while it removes lines, with
     /// `INVALID_PARAM`, instead of warning (default false).
     pub refuse_placeholders: bool,
+    /// The envelope's form for calls that do not ask
+    /// (`docs/contract.md#envelope`); default `None`: compact for
+    /// [`WriteTool::call`](crate::WriteTool::call), full for a person's
+    /// commands.
+    pub envelope: Option<write_tool_wire::Form>,
     /// Which syncs a write makes (default [`Durability::Full`]: file and
     /// directory).
     pub durability: Durability,
@@ -98,6 +103,7 @@ impl Default for Options {
             protect: Vec::new(),
             read_only: false,
             refuse_placeholders: false,
+            envelope: None,
             durability: Durability::Full,
             cache: CompileCache::from_env(),
             max_concurrent_calls: 100,

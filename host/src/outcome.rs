@@ -19,7 +19,7 @@ impl<'e> From<&'e Envelope> for Outcome<'e> {
         Outcome {
             applied: env.data.as_ref().is_some_and(|d| d.applied),
             operation: env.data.as_ref().map(|d| d.operation),
-            bytes_written: env.stats.write.map_or(0, |w| w.bytes_written),
+            bytes_written: env.bytes_written(),
             _envelope: std::marker::PhantomData,
         }
     }
@@ -44,7 +44,7 @@ impl<'e> From<&'e wit::Envelope> for Outcome<'e> {
 
 impl<'e> Outcome<'e> {
     /// Whether the call wrote a file (and so swept its directory, if
-    /// asked). An update to empty content counts as not written: one more
+    /// asked). An update that left the file as it was (no diff) counts as not written: one more
     /// sweep.
     pub(crate) fn wrote(&self) -> bool {
         self.applied && (self.operation == Some(Operation::Create) || self.bytes_written > 0)

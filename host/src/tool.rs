@@ -9,7 +9,7 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use write_tool_wire::envelope::elapsed_ms;
 use write_tool_wire::request::path_of;
 use write_tool_wire::settings::{self, Settings};
-use write_tool_wire::{Envelope, ErrorCode, echo, messages};
+use write_tool_wire::{Envelope, ErrorCode, Form, echo, messages};
 
 use crate::bindings::WriteToolPre;
 use crate::bindings::exports::tool::{Envelope as Typed, Guest, TextEdit};
@@ -189,13 +189,26 @@ impl WriteTool {
             }
             Err(failure) => {
                 self.after_failure(root, path.as_deref());
-                Envelope::error(
-                    ErrorCode::ExecutionError,
-                    failure.message(&self.options),
-                    elapsed_ms(start),
-                    echo::raw(arguments),
-                    None,
-                )
+                let echo = echo::raw(arguments);
+                // The form the guest would have answered in.
+                let form = match echo.get("envelope").and_then(|f| f.as_str()) {
+                    Some("full") => Form::Full,
+                    Some("compact") => Form::Compact,
+                    _ => self.options.envelope.unwrap_or(match caller {
+                        Caller::Model => Form::Compact,
+                        Caller::Person | Caller::Host => Form::Full,
+                    }),
+                };
+                Envelope {
+                    form,
+                    ..Envelope::error(
+                        ErrorCode::ExecutionError,
+                        failure.message(&self.options),
+                        elapsed_ms(start),
+                        echo,
+                        None,
+                    )
+                }
                 .to_json()
             }
         }
@@ -414,6 +427,7 @@ fn settings_of(options: &Options) -> Settings {
         durability: options.durability,
         sweep_temps: true,
         refuse_placeholders: options.refuse_placeholders,
+        envelope: options.envelope,
         revert: options.model_revert,
         journal_max_bytes: options.journal_bounds.0,
         journal_max_changes: options.journal_bounds.1,

@@ -7,6 +7,8 @@ mod support;
 mod attack;
 /// A cancelled call stops at its commit point, and only there.
 mod cancel;
+/// The envelope's compact form, what a model gets by default.
+mod compact;
 /// Many threads through one host.
 mod concurrency;
 /// Creating files: texts, parents, counts.

@@ -155,10 +155,23 @@ fn write(grant: &Grant, path: &str, content: &str, dry_run: bool) -> Value {
     answer["result"].clone()
 }
 
-/// `call` through the runtime: the JSON envelope, decoded.
-fn call(grant: &Grant, arguments: Value) -> Envelope {
+/// `call` through the runtime, asking for the full form: the JSON
+/// envelope, decoded.
+fn call(grant: &Grant, mut arguments: Value) -> Envelope {
+    match arguments.get_mut("arguments") {
+        Some(inner) => inner["envelope"] = json!("full"),
+        None => arguments["envelope"] = json!("full"),
+    }
+    decode(&call_raw(grant, &arguments))
+}
+
+/// `call` through the runtime: the JSON envelope as it came.
+fn call_raw(grant: &Grant, arguments: &Value) -> String {
     let answer = runtime().invoke(grant, "call", json!({"arguments": arguments.to_string()}));
-    decode(answer["result"].as_str().expect("a string result"))
+    answer["result"]
+        .as_str()
+        .expect("a string result")
+        .to_owned()
 }
 
 #[test]
@@ -331,12 +344,33 @@ fn settings_come_from_the_environment_and_bad_ones_refuse_every_call() {
     grant.env = vec![("WRITE_TOOL_ALLOW_EMPTY".into(), "true".into())];
     let env = call(&grant, json!({"path": "empty.txt", "content": ""}));
     env.assert_status("success");
+    // A runtime that says nothing gets the compact form; one that sets
+    // WRITE_TOOL_ENVELOPE gets what it set.
+    let compact: Value = serde_json::from_str(&call_raw(
+        &grant,
+        &json!({"path": "b.txt", "content": "b\n"}),
+    ))
+    .expect("an envelope");
+    assert!(
+        compact.get("stats").is_none() && compact["status"] == "success",
+        "{compact}"
+    );
+    grant
+        .env
+        .push(("WRITE_TOOL_ENVELOPE".into(), "full".into()));
+    let full: Value = serde_json::from_str(&call_raw(
+        &grant,
+        &json!({"path": "c.txt", "content": "c\n"}),
+    ))
+    .expect("an envelope");
+    assert_eq!(full["stats"]["bytes_written"], 2, "{full}");
     assert_eq!(p.read("empty.txt"), b"");
 
     for (name, value) in [
         ("WRITE_TOOL_READ_ONLY", "yes"),
         ("WRITE_TOOL_READONLY", "true"),
         ("WRITE_TOOL_PROTECT", "a["),
+        ("WRITE_TOOL_ENVELOPE", "short"),
     ] {
         grant.env = vec![(name.into(), value.into())];
         let before = p.tree();

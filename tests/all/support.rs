@@ -16,9 +16,12 @@ pub use write_tool_test_support::{
 
 /// Default options, with the compile cache in the build's scratch space
 /// rather than the user's.
+/// The suite checks every field of the envelope, so its tool answers in
+/// the full form; `compact.rs` checks the compact form, the default.
 pub fn options() -> Options {
     Options {
         cache: CompileCache::Dir(write_tool_test_support::cache_dir()),
+        envelope: Some(write_tool::wire::Form::Full),
         ..Options::default()
     }
 }

@@ -2,8 +2,12 @@
 //!
 //! # Format
 //!
-//! One JSON object whose top-level keys are exactly `status`, `data`,
-//! `text`, `stats`, `context`, plus `error` only when `status` is `"error"`:
+//! Two forms ([`Form`]; `docs/contract.md#envelope`). The compact one, what
+//! a model gets by default, is written by `compact.rs`: `status`, `data`
+//! with what goes without saying left out, `text`, and `error: {code}`.
+//! The full one (envelope 1's shape) is one JSON object whose top-level
+//! keys are exactly `status`, `data`, `text`, `stats`, `context`, plus
+//! `error` only when `status` is `"error"`:
 //!
 //! ```json
 //! {
@@ -115,23 +119,30 @@ pub struct Data {
     /// Create or update.
     pub operation: Operation,
     /// The (possibly cut) unified diff.
+    #[serde(default)]
     pub diff_preview: String,
     /// Whether the preview was cut.
+    #[serde(default)]
     pub diff_truncated: bool,
     /// The encoding the file is written in (a dry run: would be), WHATWG's
     /// name in lowercase: `utf-8`, `utf-16le`, `windows-1252`, …
+    #[serde(default = "utf_8")]
     pub encoding: String,
     /// Whether the file starts with a byte-order mark.
+    #[serde(default)]
     pub bom: bool,
     /// The old file's uniform line ending (`lf` or `crlf`), which the
     /// content's line breaks were given; `None` when the content's were
     /// kept as given (a new file, mixed endings, `keep_format: false`).
+    #[serde(default)]
     pub line_endings: Option<String>,
     /// What the next write of this file passes as its optimistic lock:
     /// the file as written (a dry run or identical content: as it is);
     /// `None` when there is no file.
+    #[serde(default)]
     pub lock: Option<LockValues>,
     /// Things the caller should look at; empty when there are none.
+    #[serde(default)]
     pub warnings: Vec<Warning>,
     /// The journal's id of the change (`docs/contract.md#journal`): what a
     /// revert names. Absent when nothing was recorded (a dry run, no
@@ -203,7 +214,7 @@ pub enum WarningKind {
 }
 
 /// The `stats` field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Stats {
     /// Milliseconds spent in the call.
     pub time_ms: u64,
@@ -243,7 +254,8 @@ pub struct Context {
 pub struct ErrorBody {
     /// Stable code.
     pub code: ErrorCode,
-    /// Message, equal to `text`.
+    /// Message, equal to `text` (the compact form leaves it to `text`).
+    #[serde(default)]
     pub message: String,
 }
 
@@ -256,17 +268,57 @@ pub struct Envelope {
     pub data: Option<Data>,
     /// Text for a human or a model.
     pub text: String,
-    /// Numbers.
+    /// Numbers (the full form only).
+    #[serde(default)]
     pub stats: Stats,
-    /// What was asked and targeted.
+    /// What was asked and targeted (the full form only).
+    #[serde(default)]
     pub context: Context,
     /// Why it failed; only on error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorBody>,
+    /// Which form [`to_json`](Self::to_json) writes.
+    #[serde(skip)]
+    pub form: Form,
 }
+
+/// The two forms of the envelope's JSON (`docs/contract.md#envelope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Form {
+    /// What a model needs and nothing it already has: no `stats`, no
+    /// `context`, the message once (in `text`), defaults and a create's
+    /// diff (the content the caller just sent) left out.
+    #[default]
+    Compact,
+    /// Every field, the caller's arguments echoed: envelope 1's shape.
+    Full,
+}
+
+/// The version of the envelope's shape that [`Form::Compact`] is; a field
+/// that moves or goes raises it (`docs/contract.md#envelope-versions`).
+pub const ENVELOPE_VERSION: u32 = 2;
 
 /// `context.cwd`: paths are relative to the project root.
 pub const CWD: &str = ".";
+
+impl Default for Context {
+    fn default() -> Self {
+        Context {
+            cwd: CWD.to_owned(),
+            params_input: Value::Object(Map::new()),
+            path_resolved: None,
+        }
+    }
+}
+
+/// `data.encoding` when the compact form leaves it out.
+pub(crate) const DEFAULT_ENCODING: &str = "utf-8";
+
+/// `data.encoding` when an envelope leaves it out.
+fn utf_8() -> String {
+    DEFAULT_ENCODING.to_owned()
+}
 
 /// The milliseconds since `start`, as `stats.time_ms` counts them.
 pub fn elapsed_ms(start: Instant) -> u64 {
@@ -297,6 +349,7 @@ impl Envelope {
                 path_resolved,
             },
             error: Some(ErrorBody { code, message }),
+            form: Form::Compact,
         }
     }
 
@@ -306,16 +359,26 @@ impl Envelope {
         Envelope::error(code, message.into(), 0, Value::Object(Map::new()), None)
     }
 
-    /// The envelope as one line of JSON.
-    pub fn to_json(&self) -> String {
-        // Serialising these plain types cannot fail: every map key is a
-        // string and no value is a non-finite float.
-        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
-    }
-
-    /// Decode envelope JSON.
-    pub fn from_json(json: &str) -> serde_json::Result<Envelope> {
-        serde_json::from_str(json)
+    /// Bytes written to disk: `stats.bytes_written`, or where the compact
+    /// form left `stats` out, what `data` says of it (the size of a file
+    /// written, the files' bytes of a change of several; nothing for a dry
+    /// run, an error or content the file already had).
+    pub fn bytes_written(&self) -> u64 {
+        if let Some(write) = self.stats.write {
+            return write.bytes_written;
+        }
+        match &self.data {
+            Some(data) if data.applied && !data.files.is_empty() => {
+                data.files.iter().map(|f| f.bytes_written).sum()
+            }
+            Some(data)
+                if data.applied
+                    && (data.operation == Operation::Create || !data.diff_preview.is_empty()) =>
+            {
+                data.lock.as_ref().map_or(0, |l| l.expected_size_bytes)
+            }
+            _ => 0,
+        }
     }
 
     /// The error code, if this is an error envelope.
@@ -340,10 +403,24 @@ mod tests {
         let json = env.to_json();
         assert_eq!(
             json,
+            r#"{"status":"error","text":"Target path is a directory.","error":{"code":"IS_DIRECTORY"}}"#,
+            "compact: the message once, no stats or context"
+        );
+        let decoded = Envelope::from_json(&json).expect("decode");
+        assert_eq!(decoded.form, Form::Compact);
+        assert_eq!(decoded.error, env.error, "the message comes back from text");
+        assert_eq!(Status::of_json(&json), Some(Status::Error));
+
+        let full = Envelope {
+            form: Form::Full,
+            ..env
+        };
+        let json = full.to_json();
+        assert_eq!(
+            json,
             r#"{"status":"error","data":null,"text":"Target path is a directory.","stats":{"time_ms":3},"context":{"cwd":".","params_input":{"path":"."},"path_resolved":null},"error":{"code":"IS_DIRECTORY","message":"Target path is a directory."}}"#
         );
-        assert_eq!(Envelope::from_json(&json).expect("decode"), env);
-        assert_eq!(Status::of_json(&json), Some(Status::Error));
+        assert_eq!(Envelope::from_json(&json).expect("decode"), full);
     }
 
     #[test]
@@ -389,10 +466,147 @@ mod tests {
                 path_resolved: Some("x".into()),
             },
             error: None,
+            form: Form::Full,
         };
         let json = env.to_json();
         assert!(!json.contains("\"error\""), "{json}");
         assert_eq!(Envelope::from_json(&json).expect("decode"), env);
         assert_eq!(Status::of_json("{}"), None);
+
+        // Compact: what is not a default stays; stats and context go.
+        let compact = Envelope {
+            form: Form::Compact,
+            ..env.clone()
+        };
+        let json = compact.to_json();
+        assert_eq!(
+            json,
+            r#"{"status":"partial","data":{"applied":false,"operation":"update","diff_preview":"--- a/x\n+++ b/x\n","encoding":"utf-16le","bom":true,"line_endings":"crlf","lock":{"expected_mtime_ms":1700000000000,"expected_size_bytes":2},"warnings":[{"kind":"omission_placeholder","line":3,"text":"// ... rest unchanged"}]},"text":"[Dry Run] Would update 'x' (+0/-0 lines)."}"#
+        );
+        let decoded = Envelope::from_json(&json).expect("decode");
+        assert_eq!(decoded.data, env.data, "data as it was");
+        assert_eq!(decoded.stats, Stats::default());
+    }
+
+    #[test]
+    fn bytes_written_come_from_stats_or_from_what_data_says() {
+        let lock = |size| {
+            Some(LockValues {
+                expected_mtime_ms: Some(1),
+                expected_size_bytes: size,
+                expected_sha256: None,
+            })
+        };
+        let env = |applied, operation, diff: &str, files: Vec<FileResult>| Envelope {
+            status: Status::Success,
+            data: Some(Data {
+                applied,
+                operation,
+                diff_preview: diff.into(),
+                diff_truncated: false,
+                encoding: "utf-8".into(),
+                bom: false,
+                line_endings: None,
+                lock: lock(40),
+                warnings: Vec::new(),
+                change_id: None,
+                files,
+                edits: Vec::new(),
+            }),
+            text: String::new(),
+            stats: Stats::default(),
+            context: Context::default(),
+            error: None,
+            form: Form::Compact,
+        };
+        let file = |bytes| FileResult {
+            path: "p".into(),
+            operation: Operation::Create,
+            bytes_written: bytes,
+            lines_added: 1,
+            lines_removed: 0,
+        };
+        let decoded = |e: Envelope| Envelope::from_json(&e.to_json()).unwrap().bytes_written();
+        assert_eq!(decoded(env(true, Operation::Create, "", Vec::new())), 40);
+        assert_eq!(
+            decoded(env(true, Operation::Update, "-a\n+b\n", Vec::new())),
+            40
+        );
+        assert_eq!(
+            decoded(env(true, Operation::Update, "", Vec::new())),
+            0,
+            "no change"
+        );
+        assert_eq!(
+            decoded(env(false, Operation::Update, "-a\n", Vec::new())),
+            0,
+            "dry run"
+        );
+        let many = env(true, Operation::Many, "-a\n", vec![file(3), file(4)]);
+        assert_eq!(decoded(many), 7);
+        let mut full = env(true, Operation::Update, "-a\n", Vec::new());
+        full.stats.write = Some(WriteStats {
+            bytes_written: 5,
+            original_size: 1,
+            new_size: 5,
+            lines_added: 1,
+            lines_removed: 1,
+        });
+        full.form = Form::Full;
+        assert_eq!(decoded(full), 5, "stats win");
+    }
+
+    #[test]
+    fn compact_leaves_out_defaults_a_new_files_diff_and_exact_edits() {
+        let data = |operation, edits: Vec<EditMatch>| Data {
+            applied: true,
+            operation,
+            diff_preview: "--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+a\n".into(),
+            diff_truncated: true,
+            encoding: "utf-8".into(),
+            bom: false,
+            line_endings: None,
+            lock: None,
+            warnings: Vec::new(),
+            change_id: Some("c1".into()),
+            files: Vec::new(),
+            edits,
+        };
+        let env = |data| Envelope {
+            status: Status::Success,
+            data: Some(data),
+            text: "t".into(),
+            stats: Stats::default(),
+            context: Context::default(),
+            error: None,
+            form: Form::Compact,
+        };
+        let created = env(data(Operation::Create, Vec::new())).to_json();
+        assert_eq!(
+            created,
+            r#"{"status":"success","data":{"applied":true,"operation":"create","change_id":"c1"},"text":"t"}"#
+        );
+        let exact = EditMatch {
+            tolerance: "exact".into(),
+            lines: vec![1],
+            repaired: Vec::new(),
+        };
+        let updated = env(data(Operation::Update, vec![exact.clone()])).to_json();
+        assert_eq!(
+            updated,
+            r#"{"status":"success","data":{"applied":true,"operation":"update","diff_preview":"--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+a\n","diff_truncated":true,"change_id":"c1"},"text":"t"}"#
+        );
+        let loose = EditMatch {
+            tolerance: "indentation".into(),
+            ..exact.clone()
+        };
+        let repaired = EditMatch {
+            repaired: vec!["line_numbers".into()],
+            ..exact.clone()
+        };
+        let told = env(data(Operation::Update, vec![exact.clone(), loose])).to_json();
+        assert!(told.contains(r#""edits":[{"tolerance":"exact""#), "{told}");
+        let told = env(data(Operation::Update, vec![repaired])).to_json();
+        assert!(told.contains(r#""repaired":["line_numbers"]"#), "{told}");
     }
 }

@@ -37,6 +37,7 @@ pub mod temps;
 pub mod wit;
 
 mod code;
+mod compact;
 
 pub use code::ErrorCode;
-pub use envelope::{Envelope, LockValues, Operation, Status, Warning, WarningKind};
+pub use envelope::{Envelope, Form, LockValues, Operation, Status, Warning, WarningKind};

@@ -31,6 +31,9 @@ pub const READ_ONLY: &str = "WRITE_TOOL_READ_ONLY";
 pub const SYNC: &str = "WRITE_TOOL_SYNC";
 /// Sweep the tool's leftover temp files before a write.
 pub const SWEEP_TEMPS: &str = "WRITE_TOOL_SWEEP_TEMPS";
+/// The envelope's form when a call does not ask: `compact` or `full`
+/// (`docs/contract.md#envelope`).
+pub const ENVELOPE: &str = "WRITE_TOOL_ENVELOPE";
 /// Refuse content with omission placeholders instead of warning.
 pub const REFUSE_PLACEHOLDERS: &str = "WRITE_TOOL_REFUSE_PLACEHOLDERS";
 /// The name of the preopen that holds the journal (`docs/contract.md#journal`).
@@ -160,6 +163,9 @@ pub struct Settings {
     /// Refuse (`INVALID_PARAM`) an update whose content adds an omission
     /// placeholder while it removes lines, instead of warning.
     pub refuse_placeholders: bool,
+    /// The envelope's form when a call does not ask; `None`: full for a
+    /// person's commands, compact for a model's calls.
+    pub envelope: Option<crate::Form>,
     /// The preopen that holds the journal; `None`: no journal, no undo.
     pub journal: Option<String>,
     /// The journal's bounds.
@@ -196,6 +202,7 @@ impl Default for Settings {
             durability: Durability::Full,
             sweep_temps: true,
             refuse_placeholders: false,
+            envelope: None,
             journal: None,
             journal_max_bytes: defaults::JOURNAL_MAX_BYTES,
             journal_max_changes: defaults::JOURNAL_MAX_CHANGES,
@@ -265,6 +272,13 @@ impl Settings {
                 }
                 SWEEP_TEMPS => settings.sweep_temps = boolean(name, value)?,
                 REFUSE_PLACEHOLDERS => settings.refuse_placeholders = boolean(name, value)?,
+                ENVELOPE => {
+                    settings.envelope = Some(match value {
+                        "compact" => crate::Form::Compact,
+                        "full" => crate::Form::Full,
+                        _ => return Err(invalid(name, value, "compact or full")),
+                    })
+                }
                 JOURNAL => {
                     if value.is_empty() {
                         return Err(invalid(name, value, "the name of a preopened directory"));
@@ -325,6 +339,13 @@ impl Settings {
         }
         if self.refuse_placeholders != default.refuse_placeholders {
             vars.push((REFUSE_PLACEHOLDERS, flag(self.refuse_placeholders)));
+        }
+        if let Some(form) = self.envelope {
+            let form = match form {
+                crate::Form::Compact => "compact",
+                crate::Form::Full => "full",
+            };
+            vars.push((ENVELOPE, form.to_owned()));
         }
         if let Some(journal) = &self.journal {
             vars.push((JOURNAL, journal.clone()));
@@ -434,6 +455,7 @@ mod tests {
             durability: Durability::None,
             sweep_temps: false,
             refuse_placeholders: true,
+            envelope: Some(crate::Form::Full),
             journal: Some("write-tool-journal".into()),
             journal_max_bytes: 1,
             journal_max_changes: 2,
@@ -447,7 +469,7 @@ mod tests {
             allow_delete: true,
         };
         let vars = settings.to_env();
-        assert_eq!(vars.len(), 20);
+        assert_eq!(vars.len(), 21);
         assert_eq!(Settings::from_env(vars), Ok(settings));
     }
 

@@ -16,9 +16,9 @@
 
 use serde_json::{Map, Value};
 
-use write_tool_wire::echo;
 pub use write_tool_wire::request::ToolName;
 use write_tool_wire::request::{self as shapes, SHAPES, ShapeError, unwrap};
+use write_tool_wire::{Form, echo};
 
 use crate::error::ToolError;
 
@@ -53,14 +53,40 @@ pub enum Call {
 }
 
 /// Parse raw call input into any request the tool takes. Always returns
-/// the echo, and the request or the reason there is none.
-pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>) {
+/// the echo, the request or the reason there is none, and the form the
+/// answer takes if the input says (`envelope`).
+pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>, Option<Form>) {
     let call = match tool_call(input) {
         Ok(call) => call,
-        Err(e) => return (empty(), Err(e)),
+        Err(e) => return (empty(), Err(e), None),
     };
-    let args = call.arguments;
-    let name = call.name.unwrap_or_else(|| {
+    let (form, bad_form) = match envelope_form(&call.arguments) {
+        Ok(form) => (form, None),
+        Err(e) => (None, Some(e)),
+    };
+    let (echo, result) = parse_named(call.arguments, call.name);
+    match bad_form {
+        Some(e) => (echo, Err(e), form),
+        None => (echo, result, form),
+    }
+}
+
+/// The `envelope` argument: which form the answer takes
+/// (`docs/contract.md#envelope`).
+fn envelope_form(args: &Map<String, Value>) -> Result<Option<Form>, ToolError> {
+    match args.get("envelope") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s == "compact" => Ok(Some(Form::Compact)),
+        Some(Value::String(s)) if s == "full" => Ok(Some(Form::Full)),
+        Some(_) => Err(ToolError::invalid_param(
+            "Parameter 'envelope' must be \"compact\" or \"full\".",
+        )),
+    }
+}
+
+/// [`parse_any`] once the arguments and the tool's name are apart.
+fn parse_named(args: Map<String, Value>, name: Option<String>) -> (Value, Result<Call, ToolError>) {
+    let name = name.unwrap_or_else(|| {
         // The arguments alone: their keys say which request they are.
         let has = |key: &str| args.contains_key(key);
         if has("journal") {

@@ -64,6 +64,7 @@ pub(super) fn answer(
                 path_resolved: None,
             },
             error: None,
+            form: write_tool_wire::Form::Compact,
         },
         Err(err) => err.into_envelope(time_ms, echo, None),
     }

@@ -125,6 +125,7 @@ impl Group {
                 path_resolved: None,
             },
             error: None,
+            form: write_tool_wire::Form::Compact,
         }
     }
 

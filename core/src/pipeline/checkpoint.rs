@@ -100,6 +100,7 @@ pub(super) fn checkpoint(
                 path_resolved: None,
             },
             error: None,
+            form: write_tool_wire::Form::Compact,
         },
         Err(err) => err.into_envelope(time_ms, echo, None),
     }

@@ -36,6 +36,9 @@ pub struct Config {
     /// Refuse an update that adds an omission placeholder while removing
     /// lines (`INVALID_PARAM`), instead of warning.
     pub refuse_placeholders: bool,
+    /// The envelope's form when a call does not ask; `None`: full for a
+    /// person, compact for a model (`docs/contract.md#envelope`).
+    pub form: Option<write_tool_wire::Form>,
     /// The journal every applied change is recorded in; `None`: no record,
     /// no undo (`docs/contract.md#journal`).
     pub journal: Option<Arc<Journal>>,
@@ -66,6 +69,7 @@ impl Default for Config {
             durability: Durability::Full,
             sweep_temps: true,
             refuse_placeholders: false,
+            form: None,
             journal: None,
             revert: true,
             admin: false,
@@ -89,6 +93,7 @@ impl Config {
             durability: settings.durability,
             sweep_temps: settings.sweep_temps,
             refuse_placeholders: settings.refuse_placeholders,
+            form: settings.envelope,
             revert: settings.revert,
             admin: settings.admin,
             by: if settings.person {

@@ -72,9 +72,9 @@ use prepare::Source;
 /// content it is the biggest allocation besides the content itself.
 pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
     let start = Instant::now();
-    let (echo, request) = crate::params::parse_any(&input);
+    let (echo, request, form) = crate::params::parse_any(&input);
     drop(input);
-    match request {
+    let mut envelope = match request {
         Ok(Call::Write(request)) => {
             single::answer(roots, &request, Source::Content, echo, config, start)
         }
@@ -88,6 +88,32 @@ pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
         Ok(Call::Journal(request)) => admin::answer(roots, &request, echo, config, start),
         Ok(Call::Patch(request)) => patch::answer(roots, &request, echo, config, start),
         Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
+    };
+    // A person's own commands answer in full (a script reads their
+    // numbers); a model's, compact (`docs/contract.md#envelope`).
+    envelope.form = form.or(config.form).unwrap_or(match config.by {
+        crate::journal::By::Person => write_tool_wire::Form::Full,
+        crate::journal::By::Model => write_tool_wire::Form::Compact,
+    });
+    if envelope.form == write_tool_wire::Form::Compact {
+        uncut_create(&mut envelope);
+    }
+    envelope
+}
+
+/// A new file's preview is not in the compact form (it is the content the
+/// caller sent), so none is cut: no note says so, and a create that was
+/// written is a success.
+fn uncut_create(envelope: &mut Envelope) {
+    let Some(data) = &envelope.data else {
+        return;
+    };
+    if data.operation != write_tool_wire::Operation::Create || !data.diff_truncated {
+        return;
+    }
+    envelope.text = envelope.text.replace(&format!("\n{}", text::TRUNCATED), "");
+    if data.applied {
+        envelope.status = write_tool_wire::Status::Success;
     }
 }
 

@@ -203,6 +203,7 @@ impl Outcome {
                 path_resolved,
             },
             error: None,
+            form: write_tool_wire::Form::Compact,
         }
     }
 }

@@ -4,6 +4,10 @@
 use write_tool_wire::Operation;
 use write_tool_wire::request::ToolName;
 
+/// The note on a cut preview.
+pub(super) const TRUNCATED: &str =
+    "(Diff preview truncated; the line counts cover the whole change.)";
+
 use super::outcome::{Outcome, cut};
 use crate::edit::Tolerance;
 use crate::format::TextEncoding;
@@ -90,9 +94,7 @@ impl Outcome {
             ));
         }
         if self.diff.truncated {
-            notes.push(
-                "(Diff preview truncated; the line counts cover the whole change.)".to_owned(),
-            );
+            notes.push(TRUNCATED.to_owned());
         }
         notes
     }

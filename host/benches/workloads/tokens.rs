@@ -7,13 +7,15 @@
 //! (`packages/core/src/tools/{write-file,edit}.ts`, `diff-utils.ts`), their
 //! answer texts ported from their sources below.
 //!
-//! write-tool's answer is the envelope as the component returns it: what a
-//! model reads over MCP (as `structuredContent` or as the text block, both
-//! the same JSON today) or from `serve`.
+//! write-tool's answer is the envelope as the component returns it (its
+//! compact form): what a model reads from `serve` and, over MCP, as
+//! `structuredContent` (Claude Code, Codex); and, in the next column, the
+//! MCP text block, which clients without structured content show
+//! (`docs/contract.md#mcp`).
 
 use serde_json::{Value, json};
 use similar::TextDiff;
-use write_tool::{Root, WriteTool, ambient_authority};
+use write_tool::{JournalChoice, Options, Root, WriteTool, ambient_authority};
 
 /// Where every tool is told the project is, for answers that name
 /// absolute paths.
@@ -47,7 +49,7 @@ pub(crate) fn tokens(tool: &WriteTool) {
     let file = module();
     let kinds = kinds(&file);
     println!(
-        "| answer | write-tool chars | tokens | MCP filesystem chars | tokens | gemini-cli chars | tokens |\n|---|---|---|---|---|---|---|"
+        "| answer | write-tool chars | tokens | its MCP text block chars | tokens | MCP filesystem chars | tokens | gemini-cli chars | tokens |\n|---|---|---|---|---|---|---|---|---|"
     );
     let cell = |a: &Option<String>| match a {
         Some(a) => format!("{} | {}", a.chars().count(), count(a)),
@@ -56,17 +58,29 @@ pub(crate) fn tokens(tool: &WriteTool) {
     for kind in kinds {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("orders.py"), &file).expect("setup");
+        // The journal on, as the CLI and servers keep it by default: the
+        // answers carry their change id.
+        let journal = tempfile::tempdir().expect("tempdir");
+        let options = Options {
+            journal: JournalChoice::In(journal.path().to_path_buf()),
+            ..Options::default()
+        };
         let root = Root::open(dir.path(), ambient_authority()).expect("root");
+        let root = options.attach_journal(root).expect("journal");
         let answer = tool.call(&root, &kind.request.to_string());
+        let block = write_tool_wire::Envelope::from_json(&answer)
+            .expect("the component answers with an envelope")
+            .for_model(usize::MAX);
         // `WRITE_TOOL_TOKENS_SHOW=1` prints every answer, the peers' too.
         if std::env::var_os("WRITE_TOOL_TOKENS_SHOW").is_some() {
-            println!("{answer}\n{:?}\n{:?}", kind.mcp, kind.gemini);
+            println!("{answer}\n{block:?}\n{:?}\n{:?}", kind.mcp, kind.gemini);
         }
         println!(
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             kind.name,
             answer.chars().count(),
             count(&answer),
+            cell(&Some(block)),
             cell(&kind.mcp),
             cell(&kind.gemini)
         );

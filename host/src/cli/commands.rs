@@ -53,7 +53,7 @@ pub(crate) fn write(
     let arguments = arguments.to_string();
     let started = std::time::Instant::now();
     let envelope = tool.call_as_person(root, &arguments);
-    write_tool::log::call("write", &envelope, started);
+    write_tool::log::call("write", Some(&arguments), &envelope, started);
     answer_person(envelope, pretty)
 }
 
@@ -100,7 +100,7 @@ fn logged(
     started: std::time::Instant,
     pretty: bool,
 ) -> anyhow::Result<u8> {
-    write_tool::log::call(surface, envelope, started);
+    write_tool::log::call(surface, None, envelope, started);
     answer_person(envelope.to_owned(), pretty)
 }
 

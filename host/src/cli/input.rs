@@ -4,7 +4,8 @@ use std::io::{self, BufRead, IsTerminal, Read};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use write_tool::{invalid_request, request_too_long};
+use write_tool::request_too_long;
+use write_tool::wire::{Envelope, ErrorCode, Form};
 
 /// The content of `write`: given inline, read from a file, or read from
 /// stdin.
@@ -101,15 +102,23 @@ pub(crate) fn widen_stdin_pipe() {}
 
 /// The envelope of a request made from all of stdin by `make`, which says
 /// why the bytes are no such request when they are not; `empty` is the
-/// message when stdin held nothing.
+/// message when stdin held nothing. A person's command: its own refusals
+/// come in the full form, as the component's answers to it do.
 pub(crate) fn from_stdin(
     limit: usize,
     empty: &str,
     make: impl FnOnce(Vec<u8>) -> Result<String, &'static str>,
 ) -> anyhow::Result<String> {
+    let refused = |message: &str| {
+        Envelope {
+            form: Form::Full,
+            ..Envelope::refused(ErrorCode::InvalidParam, message)
+        }
+        .to_json()
+    };
     Ok(match request(&mut io::stdin().lock(), limit, false)? {
-        Some(Request::Complete(bytes)) => make(bytes).unwrap_or_else(invalid_request),
-        Some(Request::TooLong(limit)) => invalid_request(&request_too_long(limit)),
-        None => invalid_request(empty),
+        Some(Request::Complete(bytes)) => make(bytes).unwrap_or_else(&refused),
+        Some(Request::TooLong(limit)) => refused(&request_too_long(limit)),
+        None => refused(empty),
     })
 }

@@ -114,14 +114,28 @@ pub(crate) fn answer(
     surface: &'static str,
 ) -> String {
     let started = std::time::Instant::now();
-    let answer = match request {
+    match request {
         Request::Complete(input) => match String::from_utf8(input) {
-            Ok(text) => tool.call(root, &text),
-            Err(_) => invalid_request("Invalid JSON arguments: input is not valid UTF-8."),
+            Ok(text) => {
+                let answer = tool.call(root, &text);
+                write_tool::log::call(surface, Some(&text), &answer, started);
+                answer
+            }
+            Err(_) => logged(
+                surface,
+                invalid_request("Invalid JSON arguments: input is not valid UTF-8."),
+                started,
+            ),
         },
-        Request::TooLong(limit) => invalid_request(&request_too_long(limit)),
-    };
-    write_tool::log::call(surface, &answer, started);
+        Request::TooLong(limit) => {
+            logged(surface, invalid_request(&request_too_long(limit)), started)
+        }
+    }
+}
+
+/// A host's own answer, logged.
+fn logged(surface: &'static str, answer: String, started: std::time::Instant) -> String {
+    write_tool::log::call(surface, None, &answer, started);
     answer
 }
 

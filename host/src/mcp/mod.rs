@@ -7,8 +7,9 @@
 //! `docs/contract.md#several-roots`), the edits `Edit`, `edit_file` and
 //! `apply_patch` (their schemas from `definition()`'s `tools`), and the
 //! journal's (`tools` below). A `tools/call` is answered with the
-//! envelope: its JSON as the text content, the same object as
-//! `structuredContent`, and `isError` set for error envelopes. A call the
+//! envelope once in each form a client reads: its JSON as
+//! `structuredContent`, the envelope written for a model as the text
+//! content (`tools::result`), and `isError` set for error envelopes. A call the
 //! tool cannot even start (an unknown tool name) is a JSON-RPC error;
 //! everything else, bad arguments included, is an envelope, as it is on
 //! every other surface.

@@ -6,19 +6,40 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use write_tool_wire::Status;
+use write_tool_wire::{Envelope, Status};
 
-/// The call result for an envelope: its JSON as text (as the guest wrote
-/// it), the same object as `structuredContent`, `isError` for errors.
+/// The most characters of a successful answer's text block: under the
+/// 50,000 past which Claude Code puts a result in a file instead of before
+/// the model.
+pub(super) const MAX_TEXT_CHARS: usize = 40_000;
+/// The most characters of an error's text block: under the ~11,000 past
+/// which Claude Code cuts error text.
+pub(super) const MAX_ERROR_CHARS: usize = 10_000;
+
+/// The call result for an envelope, which each client reads in one form
+/// (`docs/contract.md#mcp`): the envelope's JSON as `structuredContent`
+/// (what Claude Code and Codex put before the model), and as the text
+/// block not the same JSON again but the envelope rendered for a model
+/// (text, diff, the values a next call passes back), which clients
+/// without structured content show; `isError` for errors.
 pub(super) fn result(envelope: String) -> CallToolResult {
     let value: Value = serde_json::from_str(&envelope).unwrap_or(Value::Null);
     let status = Status::deserialize(&value["status"]).ok();
-    let mut result = if status == Some(Status::Error) {
+    let error = status == Some(Status::Error);
+    let text = match Envelope::from_json(&envelope) {
+        Ok(decoded) => decoded.for_model(if error {
+            MAX_ERROR_CHARS
+        } else {
+            MAX_TEXT_CHARS
+        }),
+        Err(_) => envelope,
+    };
+    let mut result = if error {
         CallToolResult::structured_error(value)
     } else {
         CallToolResult::structured(value)
     };
-    result.content = vec![ContentBlock::text(envelope)];
+    result.content = vec![ContentBlock::text(text)];
     result
 }
 
@@ -196,18 +217,46 @@ fn checkpoint() -> Tool {
 mod tests {
     use super::*;
 
+    fn text_of(result: &CallToolResult) -> String {
+        let block = serde_json::to_value(&result.content[0]).unwrap();
+        block["text"].as_str().unwrap().to_owned()
+    }
+
     #[test]
     fn error_envelopes_are_tool_errors_and_keep_their_text() {
-        let envelope = r#"{"status":"error","data":null,"text":"no","stats":{"time_ms":0},"context":{},"error":{"code":"INVALID_PARAM","message":"no"}}"#;
+        let envelope = r#"{"status":"error","text":"no","error":{"code":"INVALID_PARAM"}}"#;
         let result = result(envelope.to_owned());
         assert_eq!(result.is_error, Some(true));
         assert_eq!(
             result.structured_content.as_ref().unwrap()["error"]["code"],
             "INVALID_PARAM"
         );
-        let text = serde_json::to_value(&result.content[0]).unwrap();
-        assert_eq!(text["text"], envelope);
-        let ok = self::result(r#"{"status":"partial"}"#.to_owned());
+        assert_eq!(text_of(&result), "no", "the message, not the JSON again");
+        let ok = self::result(r#"{"status":"partial","text":"t"}"#.to_owned());
         assert_eq!(ok.is_error, Some(false));
+    }
+
+    #[test]
+    fn the_text_block_is_the_answer_written_for_a_model_and_bounded() {
+        let envelope = r#"{"status":"success","data":{"applied":true,"operation":"update","diff_preview":"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n","lock":{"expected_mtime_ms":7,"expected_size_bytes":2},"change_id":"c9"},"text":"Updated 'f'."}"#;
+        let result = result(envelope.to_owned());
+        assert_eq!(
+            text_of(&result),
+            "Updated 'f'.\n\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\nexpected_mtime_ms: 7, expected_size_bytes: 2, change_id: c9"
+        );
+        assert_eq!(
+            result.structured_content.unwrap()["data"]["change_id"],
+            "c9"
+        );
+        let long = "x".repeat(MAX_TEXT_CHARS * 2);
+        for (status, max) in [("success", MAX_TEXT_CHARS), ("error", MAX_ERROR_CHARS)] {
+            let envelope = serde_json::json!({"status": status, "text": long, "error": {"code": "EXECUTION_ERROR"}});
+            let text = text_of(&self::result(envelope.to_string()));
+            assert!(
+                text.chars().count() <= max && text.chars().count() > max - 100,
+                "{status}"
+            );
+            assert!(text.ends_with("characters left out)"), "{status}");
+        }
     }
 }

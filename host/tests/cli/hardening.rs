@@ -303,7 +303,7 @@ fn a_read_only_root_refuses_every_write() {
     }
     let dry = server.call(&json!({"path": "f.txt", "content": "changed\n", "dry_run": true}));
     assert_eq!(dry["status"], "partial");
-    assert_eq!(dry["stats"]["lines_added"], 1);
+    assert_eq!(dry["text"], "[Dry Run] Would update 'f.txt' (+1/-1 lines).");
     drop(server);
     assert_eq!(
         fs::read_to_string(dir.path().join("f.txt")).unwrap(),

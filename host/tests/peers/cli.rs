@@ -418,7 +418,7 @@ fn mcp_answers_what_rmcp_would_stop_on_or_pass_over() {
     let reply = mcp.answer();
     assert_eq!(reply["id"], 5);
     assert_eq!(reply["result"]["isError"], true);
-    let message = reply["result"]["structuredContent"]["error"]["message"]
+    let message = reply["result"]["structuredContent"]["text"]
         .as_str()
         .unwrap_or_default();
     assert!(message.contains("duplicate key 'path'"), "{message}");

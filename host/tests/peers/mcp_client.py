@@ -16,13 +16,22 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 
-def envelope(result):
-    """The envelope, checked to be the same as text and as structured content."""
+def envelope(result, full=False):
+    """The envelope (structured content), checked against the text block:
+    the envelope written for a model, not its JSON a second time."""
     assert len(result.content) == 1, result.content
-    text = json.loads(result.content[0].text)
-    assert result.structured_content == text, (result.structured_content, text)
-    assert result.is_error == (text["status"] == "error"), (result.is_error, text)
-    return text
+    env = result.structured_content
+    text = result.content[0].text
+    assert text.startswith(env["text"]), (text, env)
+    data = env.get("data") or {}
+    if data.get("operation") != "create" and data.get("diff_preview"):
+        assert data["diff_preview"] in text, (text, env)
+    if data.get("lock"):
+        assert f"expected_size_bytes: {data['lock']['expected_size_bytes']}" in text, (text, env)
+    assert not text.lstrip().startswith("{"), text
+    assert ("stats" in env and "context" in env) is full, env
+    assert result.is_error == (env["status"] == "error"), (result.is_error, env)
+    return env
 
 
 async def main(binary, root):
@@ -56,7 +65,10 @@ async def main(binary, root):
 
             env = envelope(await session.call_tool("Edit", {"file_path": "src/a.txt", "old_string": "two", "new_string": "2"}))
             assert env["status"] == "success", env
-            assert env["data"]["edits"] == [{"tolerance": "exact", "lines": [2]}], env
+            assert "edits" not in env["data"], env  # exact: the diff says where
+            full = envelope(await session.call_tool("Edit", {"file_path": "src/a.txt", "old_string": "2\n", "new_string": "two\n", "dry_run": True, "envelope": "full"}), full=True)
+            assert full["data"]["edits"] == [{"tolerance": "exact", "lines": [2]}], full
+            assert full["context"]["params_input"]["envelope"] == "full", full
             env = envelope(await session.call_tool("edit_file", {"path": "src/a.txt", "edits": [{"oldText": "2", "newText": "two"}]}))
             assert env["status"] == "success", env
             with open(f"{root}/src/a.txt") as f:
@@ -75,9 +87,10 @@ async def main(binary, root):
 
             big = "0123456789abcde\n" * (12 * 1024 * 1024 // 16)
             env = envelope(await session.call_tool("Write", {"path": "big.txt", "content": big}))
-            # A preview that large is truncated, so the status is partial.
-            assert env["status"] == "partial" and env["data"]["applied"] is True, env["text"]
-            assert env["stats"]["bytes_written"] == len(big), env["stats"]
+            # A new file's preview is not sent (it is the content), so
+            # none is cut: a success.
+            assert env["status"] == "success" and env["data"]["applied"] is True, env["text"]
+            assert f"{len(big)} bytes" in env["text"], env["text"]
 
             env = envelope(await session.call_tool("write_file", {"path": "notes/todo.txt", "content": "Buy milk"}))
             assert env["text"] == "Successfully wrote to notes/todo.txt", env

@@ -40,7 +40,7 @@ async def main(config_path, broken_root):
                 print("configured server: ok")
                 return
             assert result.is_error is True, result
-            message = result.structured_content["error"]["message"]
+            message = result.structured_content["text"]
             assert broken_root in message and "not a usable directory" in message, message
             assert result.content[0].text.find(broken_root) >= 0, result
             # The log message comes once the client is initialized; wait

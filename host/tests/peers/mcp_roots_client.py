@@ -17,7 +17,6 @@ The Rust test that runs this checks the files on disk.
 """
 
 import asyncio
-import json
 import pathlib
 import sys
 import warnings
@@ -32,7 +31,7 @@ warnings.simplefilter("ignore")
 
 
 def envelope(result):
-    return json.loads(result.content[0].text)
+    return result.structured_content
 
 
 listed = 0
@@ -95,7 +94,7 @@ async def main(binary, cwd, a, b, c):
         env = envelope(await s.call_tool("Write", {"path": "from-client.txt", "content": "a\n"}))
         assert env["status"] == "success", env
         env = envelope(
-            await s.call_tool("write_file", {"path": f"{b}/in-b.txt", "content": "b\n"})
+            await s.call_tool("write_file", {"path": f"{b}/in-b.txt", "content": "b\n", "envelope": "full"})
         )
         assert env["status"] == "success", env
         assert env["context"]["path_resolved"] == f"{b}/in-b.txt", env
@@ -113,7 +112,7 @@ async def main(binary, cwd, a, b, c):
         # after it has sent the next call, so that call reaches the server
         # while the roots are still being asked for, and must wait for them
         # to land in C rather than in A.
-        env = envelope(await s.call_tool("Write", {"path": "after-change.txt", "content": "c\n"}))
+        env = envelope(await s.call_tool("Write", {"path": "after-change.txt", "content": "c\n", "envelope": "full"}))
         assert env["status"] == "success", env
         assert call_sent.is_set() and listed > before, (listed, before)
         assert env["context"]["path_resolved"] == "after-change.txt", env

@@ -22,7 +22,9 @@ fn big_request(i: usize) -> String {
     let content: String = (0..100)
         .map(|n| format!("line {n} of request {i}, long enough\n"))
         .collect();
-    serde_json::json!({"path": format!("f{i}.txt"), "content": content, "dry_run": true})
+    // The full form: its answer carries the new file's diff, so answers are
+    // as large as requests and fill the buffers.
+    serde_json::json!({"path": format!("f{i}.txt"), "content": content, "dry_run": true, "envelope": "full"})
         .to_string()
 }
 
