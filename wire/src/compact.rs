@@ -3,12 +3,13 @@
 //! straight from the [`Envelope`] without building another one, and read
 //! back into it.
 
-use serde::de::IgnoredAny;
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::ErrorCode;
-use crate::envelope::{DEFAULT_ENCODING, Data, Envelope, Form, Operation};
+use crate::envelope::{
+    Context, DEFAULT_ENCODING, Data, Envelope, ErrorBody, Form, Operation, Stats, Status,
+};
 
 impl Envelope {
     /// The envelope as one line of JSON, in its [`form`](Self::form).
@@ -113,26 +114,42 @@ impl Serialize for CompactData<'_> {
 /// The rung that changes nothing (`data.edits[].tolerance`).
 const EXACT: &str = "exact";
 
-/// Decode envelope JSON of either form (see [`Envelope::from_json`]).
+/// Decode envelope JSON of either form (see [`Envelope::from_json`]), in
+/// one pass: the full form is the one with `context`.
 pub(crate) fn decode(json: &str) -> serde_json::Result<Envelope> {
     #[derive(Deserialize)]
-    struct Probe {
+    struct Either {
+        status: Status,
         #[serde(default)]
-        context: Option<IgnoredAny>,
+        data: Option<Data>,
+        text: String,
+        #[serde(default)]
+        stats: Stats,
+        #[serde(default)]
+        context: Option<Context>,
+        #[serde(default)]
+        error: Option<ErrorBody>,
     }
-    let mut env: Envelope = serde_json::from_str(json)?;
-    let probe: Probe = serde_json::from_str(json)?;
-    env.form = if probe.context.is_some() {
-        Form::Full
-    } else {
-        Form::Compact
+    let either: Either = serde_json::from_str(json)?;
+    let form = match either.context {
+        Some(_) => Form::Full,
+        None => Form::Compact,
     };
-    if let Some(error) = &mut env.error
-        && error.message.is_empty()
-    {
-        error.message.clone_from(&env.text);
-    }
-    Ok(env)
+    let error = either.error.map(|mut error| {
+        if error.message.is_empty() {
+            error.message.clone_from(&either.text);
+        }
+        error
+    });
+    Ok(Envelope {
+        status: either.status,
+        data: either.data,
+        text: either.text,
+        stats: either.stats,
+        context: either.context.unwrap_or_default(),
+        error,
+        form,
+    })
 }
 
 /// The envelope as a model reads it where a client shows it text rather
