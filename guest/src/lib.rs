@@ -97,12 +97,8 @@ impl wit::Guest for Component {
             Err(err) => {
                 let echo = parse_call(&arguments).0;
                 // Without settings, only the call can ask for the full form.
-                let form = match echo.get("envelope").and_then(|f| f.as_str()) {
-                    Some("full") => Form::Full,
-                    _ => Form::Compact,
-                };
                 Envelope {
-                    form,
+                    form: Form::asked(&echo).unwrap_or_default(),
                     ..err.into_envelope(0, echo, None)
                 }
             }

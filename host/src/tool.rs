@@ -191,14 +191,12 @@ impl WriteTool {
                 self.after_failure(root, path.as_deref());
                 let echo = echo::raw(arguments);
                 // The form the guest would have answered in.
-                let form = match echo.get("envelope").and_then(|f| f.as_str()) {
-                    Some("full") => Form::Full,
-                    Some("compact") => Form::Compact,
-                    _ => self.options.envelope.unwrap_or(match caller {
+                let form = Form::asked(&echo)
+                    .or(self.options.envelope)
+                    .unwrap_or(match caller {
                         Caller::Model => Form::Compact,
                         Caller::Person | Caller::Host => Form::Full,
-                    }),
-                };
+                    });
                 Envelope {
                     form,
                     ..Envelope::error(

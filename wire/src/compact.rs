@@ -10,6 +10,7 @@ use crate::ErrorCode;
 use crate::envelope::{
     Context, DEFAULT_ENCODING, Data, Envelope, ErrorBody, Form, Operation, Stats, Status,
 };
+use crate::printable::printable;
 
 impl Envelope {
     /// The envelope as one line of JSON, in its [`form`](Self::form).
@@ -156,9 +157,9 @@ pub(crate) fn decode(json: &str) -> serde_json::Result<Envelope> {
 /// than JSON (an MCP text block): the text, the diff, and the values a next
 /// call passes back (the lock, the change id), at most `max_chars`
 /// characters; past that, the text and diff are cut with a line that says
-/// so, and the values kept. Control characters (a terminal's escapes, a
-/// bidirectional override) come as `\u{…}`: the JSON form escaped them,
-/// and a client may print this one to a terminal.
+/// so, and the values kept. Characters a terminal would act on come as
+/// `\u{…}` ([`printable`]): the JSON form escaped the controls, and a
+/// client may print this one to a terminal.
 pub(crate) fn for_model(env: &Envelope, max_chars: usize) -> String {
     let mut out = env.text.clone();
     let mut keys = Vec::new();
@@ -180,9 +181,9 @@ pub(crate) fn for_model(env: &Envelope, max_chars: usize) -> String {
             keys.push(format!("change_id: {id}"));
         }
     }
-    let keys = escape_controls(&keys.join(", "));
+    let keys = printable(&keys.join(", "), true);
     let room = max_chars.saturating_sub(keys.chars().count() + 1);
-    let mut out = cut_chars(escape_controls(&out), room);
+    let mut out = cut_chars(printable(&out, true), room);
     if !keys.is_empty() {
         if !out.ends_with('\n') {
             out.push('\n');
@@ -190,24 +191,6 @@ pub(crate) fn for_model(env: &Envelope, max_chars: usize) -> String {
         out.push_str(&keys);
     }
     out
-}
-
-/// `text` with control characters other than line breaks and tabs, and
-/// bidirectional controls, written as `\u{…}`.
-fn escape_controls(text: &str) -> String {
-    let control = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-    };
-    if !text.contains(control) {
-        return text.to_owned();
-    }
-    text.chars()
-        .map(|c| match control(c) {
-            true => c.escape_unicode().to_string(),
-            false => c.to_string(),
-        })
-        .collect()
 }
 
 /// `text` whole if it has at most `max` characters; else its first
@@ -241,7 +224,7 @@ mod tests {
         let text = for_model(&env, usize::MAX);
         assert_eq!(
             text,
-            "Updated.\n\n-a\\u{1b}[2J\n+b\\u{202e}\nexpected_mtime_ms: 7, expected_size_bytes: 2, change_id: c9"
+            "Updated.\n\n-a\\u{1B}[2J\n+b\\u{202E}\nexpected_mtime_ms: 7, expected_size_bytes: 2, change_id: c9"
         );
         let long = crate::Envelope {
             text: "x".repeat(200),

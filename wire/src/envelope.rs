@@ -269,10 +269,8 @@ pub struct Envelope {
     /// Text for a human or a model.
     pub text: String,
     /// Numbers (the full form only).
-    #[serde(default)]
     pub stats: Stats,
     /// What was asked and targeted (the full form only).
-    #[serde(default)]
     pub context: Context,
     /// Why it failed; only on error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -293,6 +291,35 @@ pub enum Form {
     Compact,
     /// Every field, the caller's arguments echoed: envelope 1's shape.
     Full,
+}
+
+impl Form {
+    /// The form a name means (`"compact"`, `"full"`: the `envelope`
+    /// argument's and `WRITE_TOOL_ENVELOPE`'s values), if any.
+    pub fn from_name(name: &str) -> Option<Form> {
+        match name {
+            "compact" => Some(Form::Compact),
+            "full" => Some(Form::Full),
+            _ => None,
+        }
+    }
+
+    /// The form's name, as [`from_name`](Self::from_name) reads it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Form::Compact => "compact",
+            Form::Full => "full",
+        }
+    }
+
+    /// The form arguments (or their echo) ask for with `envelope`, if they
+    /// name one.
+    pub fn asked(arguments: &Value) -> Option<Form> {
+        arguments
+            .get("envelope")
+            .and_then(Value::as_str)
+            .and_then(Form::from_name)
+    }
 }
 
 /// The version of the envelope's shape that [`Form::Compact`] is; a field

@@ -16,6 +16,7 @@
 //! - [`strict`]: JSON read without duplicate keys or trailing data;
 //! - [`temps`]: the names of the component's temp files;
 //! - [`messages`]: messages a host may recognise;
+//! - [`printable`]: characters a terminal would act on, and their escapes;
 //! - [`wit`]: the envelope's conversion into its WIT form.
 //!
 //! The crate knows serde and nothing else: no file system, no diff, no
@@ -29,6 +30,7 @@ pub mod defaults;
 pub mod echo;
 pub mod envelope;
 pub mod messages;
+pub mod printable;
 pub mod request;
 pub mod roots;
 pub mod settings;

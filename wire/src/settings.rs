@@ -273,11 +273,10 @@ impl Settings {
                 SWEEP_TEMPS => settings.sweep_temps = boolean(name, value)?,
                 REFUSE_PLACEHOLDERS => settings.refuse_placeholders = boolean(name, value)?,
                 ENVELOPE => {
-                    settings.envelope = Some(match value {
-                        "compact" => crate::Form::Compact,
-                        "full" => crate::Form::Full,
-                        _ => return Err(invalid(name, value, "compact or full")),
-                    })
+                    settings.envelope = Some(
+                        crate::Form::from_name(value)
+                            .ok_or_else(|| invalid(name, value, "compact or full"))?,
+                    );
                 }
                 JOURNAL => {
                     if value.is_empty() {
@@ -341,11 +340,7 @@ impl Settings {
             vars.push((REFUSE_PLACEHOLDERS, flag(self.refuse_placeholders)));
         }
         if let Some(form) = self.envelope {
-            let form = match form {
-                crate::Form::Compact => "compact",
-                crate::Form::Full => "full",
-            };
-            vars.push((ENVELOPE, form.to_owned()));
+            vars.push((ENVELOPE, form.as_str().to_owned()));
         }
         if let Some(journal) = &self.journal {
             vars.push((JOURNAL, journal.clone()));

@@ -76,11 +76,13 @@ pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>, Option<Form>) 
 fn envelope_form(args: &Map<String, Value>) -> Result<Option<Form>, ToolError> {
     match args.get("envelope") {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s == "compact" => Ok(Some(Form::Compact)),
-        Some(Value::String(s)) if s == "full" => Ok(Some(Form::Full)),
-        Some(_) => Err(ToolError::invalid_param(
-            "Parameter 'envelope' must be \"compact\" or \"full\".",
-        )),
+        Some(value) => value
+            .as_str()
+            .and_then(Form::from_name)
+            .map(Some)
+            .ok_or_else(|| {
+                ToolError::invalid_param("Parameter 'envelope' must be \"compact\" or \"full\".")
+            }),
     }
 }
 

@@ -5,6 +5,7 @@ use std::io::Write;
 use anyhow::Context;
 
 use serde_json::Value;
+use write_tool::wire::printable::unprintable;
 use write_tool::wire::{Envelope, ErrorCode, Status, messages};
 
 /// Exit status for `success` and `partial` envelopes.
@@ -37,26 +38,6 @@ pub(crate) fn emit(out: &mut impl Write, json: &str, pretty: bool) -> anyhow::Re
         .context("cannot write to stdout")
 }
 
-/// Whether `c` could act on a terminal, or make text read as something
-/// else: a control (C0, DEL, C1), a line or paragraph separator, a
-/// direction control or an invisible format character.
-fn unprintable(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{00AD}'
-                | '\u{061C}'
-                | '\u{180E}'
-                | '\u{200B}'..='\u{200F}'
-                | '\u{2028}'..='\u{202E}'
-                | '\u{2060}'..='\u{206F}'
-                | '\u{FEFF}'
-                | '\u{FFF9}'..='\u{FFFB}'
-                | '\u{1D173}'..='\u{1D17A}'
-                | '\u{E0000}'..='\u{E007F}'
-        )
-}
-
 /// JSON text with every [`unprintable`] character escaped (`\uXXXX`):
 /// the same JSON value, which a terminal shows without acting on it.
 /// Outside strings JSON holds only its whitespace (newlines and tabs of
@@ -84,15 +65,7 @@ pub(crate) fn safe_json(json: &str) -> std::borrow::Cow<'_, str> {
 /// Text for a person's terminal: every [`unprintable`] character shown as
 /// `\u{XXXX}`.
 pub(crate) fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if unprintable(c) {
-                format!("\\u{{{:X}}}", c as u32)
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    write_tool::wire::printable::printable(text, false)
 }
 
 /// The settings a model's host sets, as the flags a person passes, in the
