@@ -31,9 +31,12 @@ pub struct Options {
     /// Wall-time bound on one call (default 30 s), so that no call keeps a
     /// server busy for good.
     pub timeout: Duration,
-    /// Bound on the diff algorithm for the largest texts (default 1 s);
-    /// smaller texts get a share of it (`docs/contract.md#diff`). Past it
-    /// the diff is coarser but still correct.
+    /// The diff's budget of work for the largest texts (default 1 s), in
+    /// milliseconds of 100,000 steps of the search: work, not time, so that
+    /// a change gets the same diff on every machine (the name stays for
+    /// the hosts that set it). Smaller texts get a share of it
+    /// (`docs/contract.md#diff`). Past it the diff is coarser but still
+    /// correct.
     pub diff_timeout: Duration,
     /// Bytes of guest stderr kept per call (default 64 KiB).
     pub stderr_capacity: usize,

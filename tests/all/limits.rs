@@ -16,6 +16,18 @@ fn hard_to_diff() -> (String, String) {
     (lines(7), lines(11))
 }
 
+/// `n` distinct lines, and the same with every twentieth line swapped with
+/// the next: the exact diff moves one line of each pair, `n / 20` lines
+/// each way, which takes the search about 45 steps a line.
+fn swapped(n: usize) -> (String, String) {
+    let old: Vec<String> = (0..n).map(|i| format!("line {i}\n")).collect();
+    let mut new = old.clone();
+    for i in (0..n).step_by(20) {
+        new.swap(i, i + 1);
+    }
+    (old.concat(), new.concat())
+}
+
 fn tool_with(options: Options) -> WriteTool {
     WriteTool::new(options).expect("component compiles")
 }
@@ -213,7 +225,7 @@ fn calls_in_flight_share_one_memory_cap() {
 #[test]
 fn a_call_over_its_time_bound_is_stopped_and_the_host_goes_on() {
     let p = Project::new();
-    // With a diff deadline far away, only the time bound stops this diff.
+    // With a diff budget of an hour, only the time bound stops this diff.
     let (old, new) = hard_to_diff();
     p.write("slow.txt", &old);
     let bounded = tool_with(Options {
@@ -296,25 +308,66 @@ fn a_call_stopped_by_its_time_bound_leaves_the_calls_alongside_it_running() {
     assert_eq!(p.read_string("slow.txt"), old);
 }
 
-/// The deadline bounds the diff's time: under a wall-time bound the exact
-/// diff cannot meet, the same call with a diff deadline ends in time, with
+/// The budget bounds the diff's time: under a wall-time bound the exact
+/// diff cannot meet, the same call with a diff budget ends in time, with
 /// a correct but coarser diff (`diff_truncated` set).
+/// The diff's bound is work, not time: the component and the same
+/// pipeline built natively (several times faster) cut a pathological diff
+/// at the same place, and so does the component again.
 #[test]
-fn a_pathological_diff_is_cut_short_by_its_deadline() {
+fn a_diff_cut_short_is_cut_at_the_same_place_at_any_speed() {
+    let p = Project::new();
+    // About 6.2 million steps to diff exactly; a budget of 1.6 s gives
+    // these 2.1 MiB of text 5.5 million.
+    let n = 100_000;
+    let budget = Duration::from_millis(1_600);
+    let (old, new) = swapped(n);
+    p.write("slow.txt", &old);
+    let args = json!({"path": "slow.txt", "content": new, "dry_run": true}).to_string();
+    let tool = tool_with(Options {
+        diff_timeout: budget,
+        ..options()
+    });
+    let component = decode(&tool.call(p.root(), &args));
+    let again = decode(&tool.call(p.root(), &args));
+    let roots = write_tool_core::Roots::single(write_tool_core::Dir::from_path(p.root_dir()));
+    let config = write_tool_core::Config {
+        form: Some(write_tool::wire::Form::Full),
+        ..write_tool_core::Config::default()
+    }
+    .with_diff_budget_ms(budget.as_millis() as u64);
+    let native = decode(&write_tool_core::call(&roots, args, &config).to_json());
+    let cut = |env: &crate::support::Envelope| {
+        (
+            env.stats.lines_added.unwrap(),
+            env.stats.lines_removed.unwrap(),
+            env.data().diff_preview.clone(),
+        )
+    };
+    let (added, _, _) = cut(&component);
+    // Cut short (the exact diff changes 5,000 lines each way), after most
+    // of the search: its first splits are kept.
+    assert!(added > n as u64 / 20 && added < n as u64 / 2, "+{added}");
+    assert_eq!(cut(&again), cut(&component));
+    assert_eq!(cut(&native), cut(&component));
+}
+
+#[test]
+fn a_pathological_diff_is_cut_short_by_its_budget() {
     let p = Project::new();
     let (old, new) = hard_to_diff();
     p.write("slow.txt", &old);
     let args = json!({"path": "slow.txt", "content": new, "dry_run": true});
-    // Without a deadline the exact diff takes seconds (far more than this
-    // bound on any machine): the bound stops it.
+    // With a budget of an hour the exact diff takes seconds (far more than
+    // this bound on any machine): the bound stops it.
     let exact = tool_with(Options {
         timeout: Duration::from_millis(300),
         diff_timeout: Duration::from_secs(3600),
         ..options()
     });
     call(&exact, &p, args.clone()).assert_error("EXECUTION_ERROR");
-    // With a deadline, the same diff ends on its own, coarser, with a
-    // minute of slack to do so: nothing here depends on the machine's speed.
+    // With a budget, the same diff ends on its own, coarser, with a minute
+    // of slack to do so: nothing here depends on the machine's speed.
     let cut = tool_with(Options {
         timeout: Duration::from_secs(60),
         diff_timeout: Duration::from_millis(320),
@@ -331,23 +384,15 @@ fn a_pathological_diff_is_cut_short_by_its_deadline() {
     assert_eq!(p.read_string("slow.txt"), new);
 }
 
-/// Cut short, the diff is coarser than the exact one: every other line of
-/// distinct lines changed is exactly `n/2` lines each way, which the diff
-/// finds without a deadline and exceeds with one.
+/// Cut short, the diff is coarser than the exact one: [`swapped`] lines
+/// take about 9 million steps, far more than the least share of a small
+/// budget.
 #[test]
 fn a_diff_cut_short_is_coarser_than_the_exact_one() {
-    let n = 200_000;
+    let n: usize = 200_000;
+    let swaps = (n / 20) as u64;
     let p = Project::new();
-    let old: String = (0..n).map(|i| format!("line {i}\n")).collect();
-    let new: String = (0..n)
-        .map(|i| {
-            if i % 2 == 0 {
-                format!("line {i}\n")
-            } else {
-                format!("LINE {i}\n")
-            }
-        })
-        .collect();
+    let (old, new) = swapped(n);
     p.write("a.txt", &old);
     let counts = |diff_timeout| {
         let tool = tool_with(Options {
@@ -364,12 +409,11 @@ fn a_diff_cut_short_is_coarser_than_the_exact_one() {
             env.stats.lines_removed.unwrap(),
         )
     };
-    assert_eq!(counts(Duration::from_secs(3600)), (n / 2, n / 2), "exact");
-    // The least share of a 32 ms deadline is 1 ms, far less than the exact
-    // diff of 200,000 lines needs.
+    assert_eq!(counts(Duration::from_secs(3600)), (swaps, swaps), "exact");
+    // The least share of a budget of 32 ms is 1 ms, 100,000 steps.
     let (added, removed) = counts(Duration::from_millis(32));
     assert_eq!(added, removed);
-    assert!(added > n / 2 && added <= n, "+{added}");
+    assert!(added > swaps && added <= n as u64, "+{added}");
 }
 
 #[test]

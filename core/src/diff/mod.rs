@@ -1,10 +1,10 @@
 //! The diff preview (`docs/contract.md#diff`): a standard unified diff, cut
 //! to a size an agent can read, with counts over the whole diff.
 //!
-//! The diff runs under a deadline ([`DiffLimits::time_for`]): past it,
-//! `similar` stops refining and reports the rest as a replacement, so a
-//! pathological input yields a coarser but still correct diff instead of a
-//! hang.
+//! The diff runs under a budget of work ([`DiffLimits::work_for`]): once it
+//! is spent, the search stops refining and reports the rest as a
+//! replacement, so a pathological input yields a coarser but still correct
+//! diff instead of a hang, and the same one on every machine.
 //!
 //! The line operations come from `diff/ops.rs`: exactly the ones
 //! `similar`'s `TextDiff::diff_lines` with Myers would give, computed with
@@ -12,19 +12,18 @@
 
 pub(crate) mod limits;
 mod lines;
+mod myers;
 mod numbering;
 mod ops;
 mod preflight;
 mod render;
-mod search;
 
 use std::ops::Range;
-use std::time::Instant;
 
 use similar::{DiffOp, DiffTag};
 
+use limits::Budget;
 pub use limits::DiffLimits;
-use limits::deadline_exceeded;
 use lines::lines;
 pub(crate) use lines::same_bytes;
 use ops::line_ops;
@@ -82,17 +81,16 @@ pub fn diff_keeping(
     path: &str,
     limits: &DiffLimits,
 ) -> (DiffSummary, Keeping) {
-    let allowed = limits.time_for(old.len().saturating_add(new.len()));
-    let deadline = Instant::now().checked_add(allowed);
+    let mut budget = Budget::new(limits.work_for(old.len().saturating_add(new.len())));
     let old_lines = lines(old);
     let new_lines = lines(new);
-    let ops = line_ops(&old_lines, &new_lines, deadline);
+    let (ops, coarse) = line_ops(&old_lines, &new_lines, &mut budget);
     let kept = Keeping {
         runs: kept_runs(&ops, &new_lines, new),
         old_line_count: old_lines.len(),
     };
     (
-        summary(ops, &old_lines, &new_lines, path, limits, deadline),
+        summary(ops, &old_lines, &new_lines, path, limits, coarse),
         kept,
     )
 }
@@ -121,7 +119,7 @@ fn summary(
     new_lines: &[&str],
     path: &str,
     limits: &DiffLimits,
-    deadline: Option<Instant>,
+    coarse: bool,
 ) -> DiffSummary {
     let (mut lines_added, mut lines_removed) = (0u64, 0u64);
     for op in &ops {
@@ -140,10 +138,10 @@ fn summary(
         return DiffSummary::default();
     }
 
-    // A diff cut short by its deadline is coarse: most of its "added"
-    // lines are the file's own, and looking at them all would cost as much
-    // as the numbering the deadline saved.
-    let placeholders = if lines_removed > 0 && !deadline_exceeded(deadline) {
+    // A diff cut short by its budget is coarse: most of its "added" lines
+    // are the file's own, and looking at them all would cost as much as the
+    // search the budget saved.
+    let placeholders = if lines_removed > 0 && !coarse {
         placeholders(&ops, new_lines)
     } else {
         Vec::new()
@@ -201,8 +199,6 @@ pub fn count_lines(text: &str) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::limits::*;
     use super::*;
     use render::Preview;
@@ -274,7 +270,8 @@ mod tests {
         use similar::DiffableStr;
         assert_eq!(lines(old), old.tokenize_lines());
         assert_eq!(lines(new), new.tokenize_lines());
-        let ops = line_ops(&lines(old), &lines(new), None);
+        let (ops, coarse) = line_ops(&lines(old), &lines(new), &mut Budget::new(u64::MAX));
+        assert!(!coarse);
         let want = similar::TextDiff::configure()
             .algorithm(Algorithm::Myers)
             .diff_lines(old, new)
@@ -282,7 +279,7 @@ mod tests {
             .to_vec();
         assert_eq!(ops, want);
         let limits = DiffLimits {
-            timeout: Duration::from_secs(3600),
+            budget_ms: 3_600_000,
             ..DiffLimits::default()
         };
         assert_eq!(
@@ -473,53 +470,43 @@ mod tests {
     }
 
     #[test]
-    fn the_time_allowed_is_a_share_of_the_timeout_in_proportion_to_the_text() {
+    fn the_work_allowed_is_a_share_of_the_budget_in_proportion_to_the_text() {
         let limits = DiffLimits::default();
         let mib = 1 << 20;
-        let ms = Duration::from_millis;
-        assert_eq!(limits.timeout, Duration::from_secs(1));
-        let least = Duration::from_micros(31_250);
-        assert_eq!(limits.time_for(0), least, "the least share");
-        assert_eq!(limits.time_for(mib), least, "15.6 ms is under it");
-        assert_eq!(
-            limits.time_for(3 * mib),
-            ms(46) + Duration::from_micros(875)
-        );
-        assert_eq!(
-            limits.time_for(10 * mib),
-            ms(156) + Duration::from_micros(250)
-        );
-        assert_eq!(limits.time_for(FULL_TIMEOUT_BYTES), Duration::from_secs(1));
-        assert_eq!(
-            limits.time_for(usize::MAX),
-            Duration::from_secs(1),
-            "capped"
-        );
-        let longer = DiffLimits {
-            timeout: Duration::from_secs(100),
+        let steps = |ms: u64| ms * STEPS_PER_MS;
+        assert_eq!(limits.budget_ms, 1_000);
+        let least = steps(1_000) / 32;
+        assert_eq!(limits.work_for(0), least, "the least share");
+        assert_eq!(limits.work_for(mib), least, "1/64 is under it");
+        assert_eq!(limits.work_for(3 * mib), steps(1_000) * 3 / 64);
+        assert_eq!(limits.work_for(10 * mib), steps(1_000) * 10 / 64);
+        assert_eq!(limits.work_for(FULL_BUDGET_BYTES), steps(1_000));
+        assert_eq!(limits.work_for(usize::MAX), steps(1_000), "capped");
+        let larger = DiffLimits {
+            budget_ms: 100_000,
             ..limits
         };
         assert_eq!(
-            longer.time_for(10 * mib),
-            Duration::from_millis(15_625),
+            larger.work_for(10 * mib),
+            steps(100_000) * 10 / 64,
             "scaled"
         );
-        assert_eq!(longer.time_for(0), Duration::from_micros(3_125_000));
+        assert_eq!(larger.work_for(0), steps(100_000) / 32);
         let zero = DiffLimits {
-            timeout: Duration::ZERO,
+            budget_ms: 0,
             ..limits
         };
-        assert_eq!(zero.time_for(mib), Duration::ZERO);
+        assert_eq!(zero.work_for(mib), 0);
     }
 
     #[test]
-    fn a_timed_out_diff_is_coarse_but_correct() {
+    fn a_diff_without_budget_is_coarse_but_correct() {
         let old: String = (0..3000).map(|i| format!("{}\n", i * 7 % 1000)).collect();
         let new: String = (0..3000).map(|i| format!("{}\n", i * 11 % 1000)).collect();
         let limits = DiffLimits {
             max_lines: usize::MAX,
             max_bytes: usize::MAX,
-            timeout: Duration::ZERO,
+            budget_ms: 0,
         };
         let s = diff(&old, &new, "f.txt", &limits);
         assert!(!s.truncated);

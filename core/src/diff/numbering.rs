@@ -6,15 +6,12 @@
 //! (most are equal to it) and looked up only when that fails; a new line
 //! that is not an old line can never match, so it gets one shared number,
 //! [`UNMATCHED`], that no old line has. The map hashes with foldhash under
-//! random seeds, and numbering runs under the diff's deadline (see
-//! [`random_state`]).
+//! random seeds, and what the numbering may spend is bounded by the bytes
+//! it numbers (see [`random_state`] and [`WORK_PER_BYTE`]).
 
+use super::lines::same_bytes;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::OnceLock;
-use std::time::Instant;
-
-use super::limits::deadline_exceeded;
-use super::lines::same_bytes;
 
 /// The number of a new line: the number of the equal old line, or
 /// [`UNMATCHED`]. A type of its own, so that `similar` does not reduce
@@ -50,45 +47,42 @@ pub(super) struct Numbered {
 pub(super) enum NotNumbered {
     /// More distinct lines than a `u32` numbers.
     TooMany,
-    /// The deadline passed.
-    OutOfTime,
+    /// The map compared far more than lines not built to collide in it
+    /// ever make it compare (see [`WORK_PER_BYTE`]).
+    Flooded,
 }
 
-/// Bytes of lines hashed or compared between two looks at the clock. Few
-/// enough that even a map whose every line collides cannot run far past
-/// the deadline; many enough that the clock (a host call in the component)
-/// is read every thousand lines or so, not every few
-/// (BENCHMARKS.md#the-diff).
-const NUMBERING_CHECK_BYTES: usize = 64 << 10;
+/// What the numbering may spend, in bytes of lines hashed or compared:
+/// [`WORK_PER_BYTE`] times the bytes of the lines numbered so far, and
+/// [`WORK_SLACK`] more. A line costs its hashing and at most one full
+/// comparison with its equal (a few more bytes where the map's tags
+/// collide by chance), so that is never reached by lines that are not
+/// built to collide in the map, whose hash seed is random: the numbering's
+/// result does not depend on the machine, and lines built to collide end
+/// it early (the diff is then coarse) instead of making it quadratic.
+const WORK_PER_BYTE: usize = 8;
+/// See [`WORK_PER_BYTE`].
+const WORK_SLACK: usize = 64 << 10;
 
-/// The deadline, looked at once [`NUMBERING_CHECK_BYTES`] have been spent.
-struct Clock {
-    deadline: Option<Instant>,
-    spent: usize,
+/// What is left of the numbering's allowance (see [`WORK_PER_BYTE`]).
+struct Allowance {
+    left: usize,
 }
 
-impl Clock {
-    fn new(deadline: Option<Instant>) -> Clock {
-        // Spent already, so that the first line looks at the clock.
-        Clock {
-            deadline,
-            spent: NUMBERING_CHECK_BYTES,
-        }
+impl Allowance {
+    fn new() -> Allowance {
+        Allowance { left: WORK_SLACK }
     }
 
-    /// Count `bytes` (lines hashed or compared); look at the clock when
-    /// due.
-    fn spend(&mut self, bytes: usize) -> Result<(), NotNumbered> {
-        self.spent = self.spent.saturating_add(bytes);
-        if self.spent < NUMBERING_CHECK_BYTES {
-            return Ok(());
-        }
-        self.spent = 0;
-        if deadline_exceeded(self.deadline) {
-            Err(NotNumbered::OutOfTime)
-        } else {
-            Ok(())
-        }
+    /// Earn a line's share of the allowance and pay for its hashing and for
+    /// the bytes the map `compared`.
+    fn line(&mut self, len: usize, compared: usize) -> Result<(), NotNumbered> {
+        self.left = self
+            .left
+            .saturating_add(len.saturating_mul(WORK_PER_BYTE))
+            .checked_sub(len.saturating_add(compared))
+            .ok_or(NotNumbered::Flooded)?;
+        Ok(())
     }
 }
 
@@ -102,7 +96,7 @@ struct OldNumbers<'a> {
     /// Where each number first occurs among the old lines.
     first_at: Vec<usize>,
     hasher: foldhash::fast::SeedableRandomState,
-    /// Bytes of lines compared on matching hashes since the clock last
+    /// Bytes of lines compared on matching hashes since the allowance last
     /// took them. Content built to collide makes that the bulk of the
     /// work, so it is counted.
     compared: usize,
@@ -182,11 +176,7 @@ fn same_line(a: &str, b: &str, compared: &mut usize) -> bool {
 }
 
 impl Numbered {
-    pub(super) fn new(
-        old: &[&str],
-        new: &[&str],
-        deadline: Option<Instant>,
-    ) -> Result<Numbered, NotNumbered> {
+    pub(super) fn new(old: &[&str], new: &[&str]) -> Result<Numbered, NotNumbered> {
         if old.is_empty() || new.is_empty() {
             // Nothing to search: all inserted or all deleted.
             return Ok(Numbered {
@@ -200,14 +190,14 @@ impl Numbered {
                 new_counts: vec![0; usize::from(!old.is_empty())],
             });
         }
-        let mut clock = Clock::new(deadline);
+        let mut allowance = Allowance::new();
         let mut numbers = OldNumbers::new(old);
         let mut old_ids = Vec::with_capacity(old.len());
         // Counted here rather than in passes of their own: the reduction
         // needs them.
         let mut old_counts: Vec<usize> = Vec::new();
         for (at, line) in old.iter().enumerate() {
-            clock.spend(line.len().saturating_add(numbers.take_compared()))?;
+            allowance.line(line.len(), numbers.take_compared())?;
             let id = numbers.number(at)?;
             match old_counts.get_mut(id as usize) {
                 Some(count) => *count += 1,
@@ -223,7 +213,7 @@ impl Numbered {
         let mut new_ids = Vec::with_capacity(new.len());
         let mut offset: Option<isize> = Some(0);
         for (at, line) in new.iter().enumerate() {
-            clock.spend(line.len().saturating_add(numbers.take_compared()))?;
+            allowance.line(line.len(), numbers.take_compared())?;
             let diagonal = offset
                 .and_then(|offset| at.checked_add_signed(offset))
                 .filter(|&i| {
@@ -263,10 +253,9 @@ impl Numbered {
 ///
 /// foldhash is faster than SipHash on lines and claims only minimal
 /// resistance to hash flooding. That is enough here because the numbering
-/// runs under the diff's deadline, checked every [`NUMBERING_CHECK_BYTES`]
-/// of lines hashed or compared: content built to collide can make
-/// the diff coarse, as content built to be hard for Myers can, but cannot
-/// keep it past the deadline.
+/// may spend only so much on the bytes compared ([`WORK_PER_BYTE`]):
+/// content built to collide can make the diff coarse, as content built to
+/// be hard for Myers can, but cannot make it slow.
 fn random_state() -> foldhash::fast::SeedableRandomState {
     static SHARED: OnceLock<foldhash::SharedSeed> = OnceLock::new();
     let keys = std::collections::hash_map::RandomState::new();
@@ -292,7 +281,7 @@ mod tests {
                 (old.iter().map(line).collect(), new.iter().map(line).collect());
             let (old, new): (Vec<&str>, Vec<&str>) =
                 (old.iter().map(String::as_str).collect(), new.iter().map(String::as_str).collect());
-            let numbered = Numbered::new(&old, &new, None).expect("numbered");
+            let numbered = Numbered::new(&old, &new).expect("numbered");
             for (i, o) in old.iter().enumerate() {
                 for (j, n) in new.iter().enumerate() {
                     prop_assert_eq!(o == n, numbered.new[j] == numbered.old[i]);
@@ -306,8 +295,7 @@ mod tests {
 
     #[test]
     fn new_lines_that_are_no_old_line_never_match() {
-        let numbered =
-            Numbered::new(&["a\n", "b\n"], &["c\n", "a\n", "d\n"], None).expect("numbered");
+        let numbered = Numbered::new(&["a\n", "b\n"], &["c\n", "a\n", "d\n"]).expect("numbered");
         assert_eq!(numbered.old, [0, 1]);
         assert_eq!(numbered.new, [NewId(UNMATCHED), NewId(0), NewId(UNMATCHED)]);
         assert_eq!(numbered.old_counts, [1, 1]);
@@ -315,23 +303,23 @@ mod tests {
     }
 
     #[test]
-    fn bytes_the_map_compares_count_toward_the_next_look_at_the_clock() {
-        let mut clock = Clock::new(None);
-        clock.spend(1).expect("no deadline");
-        assert_eq!(clock.spent, 0, "the first line looks at the clock");
-        clock.spend(100).expect("no deadline");
-        assert_eq!(clock.spent, 100);
-        let long = "x".repeat(NUMBERING_CHECK_BYTES);
+    fn bytes_the_map_compares_are_paid_from_the_allowance() {
+        let long = "x".repeat(1_000);
         let old = [long.as_str(), long.as_str()];
         let mut numbers = OldNumbers::new(&old);
         assert_eq!(numbers.number(0), Ok(0));
         assert_eq!(numbers.compared, 0, "nothing to compare with yet");
         assert_eq!(numbers.number(1), Ok(0));
         assert_eq!(numbers.find(&long), Some(0));
-        assert_eq!(numbers.compared, 2 * NUMBERING_CHECK_BYTES);
-        clock
-            .spend(1 + std::mem::take(&mut numbers.compared))
-            .expect("no deadline");
-        assert_eq!(clock.spent, 0, "the comparisons made the clock due");
+        assert_eq!(numbers.take_compared(), 2_000);
+
+        let mut allowance = Allowance::new();
+        allowance.line(1_000, 2_000).expect("within the allowance");
+        assert_eq!(allowance.left, WORK_SLACK + 8_000 - 3_000);
+        // Comparisons far beyond what the lines' bytes earn end it.
+        assert_eq!(
+            allowance.line(10, WORK_SLACK + 1_000_000).err(),
+            Some(NotNumbered::Flooded)
+        );
     }
 }

@@ -9,36 +9,36 @@
 //! 2. **Number the lines** so that the search compares integers
 //!    ([`super::numbering`]).
 //! 3. **Reduce** before the search ([`super::preflight`]).
-//! 4. **Search** with Myers (`similar::algorithms::myers`) and clean up the
-//!    result with `similar`'s own `Compact` and `Replace` hooks (here).
+//! 4. **Search** with `similar`'s Myers, ported to count its work
+//!    ([`super::myers`]), and clean up the result with `similar`'s own
+//!    `Compact` and `Replace` hooks (here).
 //!
-//! To run the search on the reduced lines without `similar` reducing them
-//! again, the two sides are given different element types (`u32` and
-//! [`NewId`](super::numbering::NewId)): `similar` only reduces inputs whose two sides have the same
-//! type, and otherwise takes exactly the path it takes after its own
-//! reduction. The tests hold the result to `TextDiff`'s operations on
-//! inputs large enough to be reduced; an upgrade of `similar` that changed
-//! any of this would fail them.
+//! The tests hold the result to `TextDiff`'s operations on inputs large
+//! enough to be reduced and to take the search's shortcuts; an upgrade of
+//! `similar` that changed any of this would fail them.
 
 use std::convert::Infallible;
-use std::time::Instant;
 
 use similar::DiffOp;
 use similar::algorithms::{Capture, Compact, DiffHook, Replace};
 
+use super::limits::Budget;
 use super::lines::same_bytes;
+use super::myers::search;
 use super::numbering::{NotNumbered, Numbered};
 use super::preflight::{reduce_for_myers, search_reduced};
-use super::search::search;
 
 /// The Myers operations between two lists of lines, as
-/// `similar::capture_diff_deadline(Algorithm::Myers, ..)` gives them.
-pub(super) fn line_ops(old: &[&str], new: &[&str], deadline: Option<Instant>) -> Vec<DiffOp> {
+/// `similar::capture_diff(Algorithm::Myers, ..)` gives them while the
+/// `budget` lasts, and whether they are coarse: the budget ran out, or the
+/// lines could not be numbered for what the numbering may spend.
+pub(super) fn line_ops(old: &[&str], new: &[&str], budget: &mut Budget) -> (Vec<DiffOp>, bool) {
     let (prefix, suffix) = common_ends(old, new);
     let old_middle = &old[prefix..old.len() - suffix];
     let new_middle = &new[prefix..new.len() - suffix];
 
     let mut d = Compact::new(Replace::new(Capture::new()), old, new);
+    let mut flooded = false;
     let Ok(()) = (|| -> Result<(), Infallible> {
         if prefix > 0 {
             d.equal(0, 0, prefix)?;
@@ -47,16 +47,18 @@ pub(super) fn line_ops(old: &[&str], new: &[&str], deadline: Option<Instant>) ->
             d: &mut d,
             by: prefix,
         };
-        match Numbered::new(old_middle, new_middle, deadline) {
-            Ok(numbered) => match reduce_for_myers(&numbered, deadline) {
-                Some(reduced) => search_reduced(&mut middle, &numbered, &reduced, deadline)?,
-                None => search(&mut middle, &numbered.old, &numbered.new, deadline)?,
+        match Numbered::new(old_middle, new_middle) {
+            Ok(numbered) => match reduce_for_myers(&numbered) {
+                Some(reduced) => search_reduced(&mut middle, &numbered, &reduced, budget)?,
+                None => search(&mut middle, &numbered.old, &numbered.new, budget)?,
             },
-            // Let `similar` do it all on the lines themselves.
-            Err(NotNumbered::TooMany) => search(&mut middle, old_middle, new_middle, deadline)?,
-            // What `similar` gives for what is left when its deadline
-            // passes: all of it deleted and inserted.
-            Err(NotNumbered::OutOfTime) => {
+            // Search the lines themselves (more distinct lines than a
+            // `u32` numbers, which no file within the size limits has).
+            Err(NotNumbered::TooMany) => search(&mut middle, old_middle, new_middle, budget)?,
+            // What the search gives for what is left when its budget is
+            // spent: all of it deleted and inserted.
+            Err(NotNumbered::Flooded) => {
+                flooded = true;
                 middle.delete(0, old_middle.len(), 0)?;
                 middle.insert(old_middle.len(), 0, new_middle.len())?;
             }
@@ -66,7 +68,8 @@ pub(super) fn line_ops(old: &[&str], new: &[&str], deadline: Option<Instant>) ->
         }
         d.finish()
     })();
-    d.into_inner().into_inner().into_ops()
+    let coarse = flooded || budget.exhausted();
+    (d.into_inner().into_inner().into_ops(), coarse)
 }
 
 /// How many lines `old` and `new` share at the start, and then at the end
@@ -151,7 +154,9 @@ mod tests {
     }
 
     fn ops(old: &str, new: &str) -> Vec<DiffOp> {
-        line_ops(&lines(old), &lines(new), None)
+        let (ops, coarse) = line_ops(&lines(old), &lines(new), &mut Budget::new(u64::MAX));
+        assert!(!coarse);
+        ops
     }
 
     /// Whether the middle lines of `old` and `new` get reduced.
@@ -161,10 +166,9 @@ mod tests {
         let numbered = Numbered::new(
             &old[prefix..old.len() - suffix],
             &new[prefix..new.len() - suffix],
-            None,
         )
         .expect("few lines");
-        reduce_for_myers(&numbered, None).is_some()
+        reduce_for_myers(&numbered).is_some()
     }
 
     /// A text of `tokens`: below 4 a frequent line, else a numbered one
@@ -237,8 +241,7 @@ mod tests {
         let new = format!("{body}new\nnewer\n{body}");
         assert_eq!(ops(&old, &new), text_diff_ops(&old, &new));
         let (old, new) = (lines(&old), lines(&new));
-        let numbered =
-            Numbered::new(&old[2_000..2_001], &new[2_000..2_002], None).expect("numbered");
+        let numbered = Numbered::new(&old[2_000..2_001], &new[2_000..2_002]).expect("numbered");
         assert_eq!((numbered.old.len(), numbered.new.len()), (1, 2));
     }
 
@@ -255,19 +258,15 @@ mod tests {
     }
 
     #[test]
-    fn numbering_stops_at_the_deadline_and_the_diff_is_coarse() {
-        let past = Instant::now().checked_sub(std::time::Duration::from_millis(1));
-        let (old, new) = (["a\n", "b\n", "c\n"], ["c\n", "a\n", "b\n"]);
-        assert_eq!(
-            Numbered::new(&old, &new, past).err(),
-            Some(NotNumbered::OutOfTime)
-        );
+    fn no_budget_gives_the_coarse_diff() {
         let (old, new) = (
             ["same\n", "a\n", "b\n", "c\n", "end\n"],
             ["same\n", "c\n", "a\n", "b\n", "x\n", "end\n"],
         );
+        let (ops, coarse) = line_ops(&old, &new, &mut Budget::new(0));
+        assert!(coarse);
         assert_eq!(
-            line_ops(&old, &new, past),
+            ops,
             [
                 DiffOp::Equal {
                     old_index: 0,

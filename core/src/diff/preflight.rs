@@ -8,13 +8,11 @@
 //! the numbers in arrays. Names are `similar` 3.2.1's, so that an upgrade
 //! compares mechanically.
 
-use std::time::Instant;
-
 use similar::algorithms::DiffHook;
 
-use super::limits::deadline_exceeded;
+use super::limits::Budget;
+use super::myers::search;
 use super::numbering::{NewId, Numbered};
-use super::search::search;
 
 /// The lines the search runs on after [`reduce_for_myers`], with where each one is
 /// among the middle lines.
@@ -29,7 +27,6 @@ pub(super) struct Reduced {
 const DISJOINT_FAST_PATH_MIN_LEN: usize = 512;
 const DISJOINT_FAST_PATH_MIN_WORK: usize = 128 * 1024;
 const DISJOINT_FAST_PATH_BOUNDARY_PROBE: usize = 8;
-const DISJOINT_FAST_PATH_DEADLINE_CHECK_INTERVAL: usize = 1024;
 const CONFUSING_RECORD_SCAN_WINDOW: usize = 100;
 const CONFUSING_RECORD_RATIO: usize = 4;
 const MAX_MATCH_FREQUENCY_THRESHOLD: usize = 1024;
@@ -43,15 +40,15 @@ enum RecordAction {
 
 /// `similar`'s reduction of the (already trimmed) middle lines, or `None`
 /// where `similar` would search them as they are.
-pub(super) fn reduce_for_myers(numbered: &Numbered, deadline: Option<Instant>) -> Option<Reduced> {
+pub(super) fn reduce_for_myers(numbered: &Numbered) -> Option<Reduced> {
     let (old, new) = (&numbered.old[..], &numbered.new[..]);
-    if !should_scan(old, new, deadline) {
+    if !should_scan(old, new) {
         return None;
     }
     let old_actions = record_actions(old.iter().copied(), old.len(), &numbered.new_counts);
     let new_actions = record_actions(new.iter().map(|id| id.0), new.len(), &numbered.old_counts);
-    let (old_values, old_indices) = kept(old, &old_actions, deadline)?;
-    let (new_values, new_indices) = kept(new, &new_actions, deadline)?;
+    let (old_values, old_indices) = kept(old, &old_actions);
+    let (new_values, new_indices) = kept(new, &new_actions);
     if old_indices.len() == old.len() && new_indices.len() == new.len() {
         return None;
     }
@@ -65,10 +62,7 @@ pub(super) fn reduce_for_myers(numbered: &Numbered, deadline: Option<Instant>) -
 
 /// Whether `similar` looks for lines to set aside: large enough inputs
 /// whose two ends differ.
-fn should_scan(old: &[u32], new: &[NewId], deadline: Option<Instant>) -> bool {
-    if deadline_exceeded(deadline) {
-        return false;
-    }
+fn should_scan(old: &[u32], new: &[NewId]) -> bool {
     let (old_len, new_len) = (old.len(), new.len());
     if old_len < DISJOINT_FAST_PATH_MIN_LEN
         || new_len < DISJOINT_FAST_PATH_MIN_LEN
@@ -108,22 +102,13 @@ fn record_actions(
     .collect()
 }
 
-/// The lines kept and where they were; `None` past the deadline.
-fn kept<T: Copy>(
-    values: &[T],
-    actions: &[RecordAction],
-    deadline: Option<Instant>,
-) -> Option<(Vec<T>, Vec<usize>)> {
+/// The lines kept and where they were.
+fn kept<T: Copy>(values: &[T], actions: &[RecordAction]) -> (Vec<T>, Vec<usize>) {
     let (mut kept, mut indices) = (
         Vec::with_capacity(values.len()),
         Vec::with_capacity(values.len()),
     );
     for (offset, &value) in values.iter().enumerate() {
-        if offset.is_multiple_of(DISJOINT_FAST_PATH_DEADLINE_CHECK_INTERVAL)
-            && deadline_exceeded(deadline)
-        {
-            return None;
-        }
         let keep = match actions[offset] {
             RecordAction::Discard => false,
             RecordAction::Keep => true,
@@ -134,7 +119,7 @@ fn kept<T: Copy>(
             indices.push(offset);
         }
     }
-    Some((kept, indices))
+    (kept, indices)
 }
 
 /// Whether a frequent line sits among lines that are set aside (on both
@@ -170,7 +155,7 @@ pub(super) fn search_reduced<D: DiffHook>(
     d: &mut D,
     numbered: &Numbered,
     reduced: &Reduced,
-    deadline: Option<Instant>,
+    budget: &mut Budget,
 ) -> Result<(), D::Error> {
     let mut hook = ReducedDiffHook {
         d,
@@ -183,7 +168,7 @@ pub(super) fn search_reduced<D: DiffHook>(
         &mut hook,
         &reduced.old_values[..],
         &reduced.new_values[..],
-        deadline,
+        budget,
     )
 }
 

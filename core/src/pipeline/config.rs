@@ -1,7 +1,6 @@
 //! What the host chooses for every call.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use write_tool_wire::defaults;
 use write_tool_wire::settings::Settings;
@@ -18,7 +17,7 @@ pub struct Config {
     pub max_content_bytes: u64,
     /// Accept empty content.
     pub allow_empty: bool,
-    /// Preview size and diff deadline.
+    /// Preview size and the diff's budget of work.
     pub diff: DiffLimits,
     /// Paths the tool refuses to write.
     pub protection: Protection,
@@ -106,12 +105,13 @@ impl Config {
             allow_delete: settings.allow_delete,
             ..Config::default()
         }
-        .with_diff_timeout_ms(settings.diff_timeout_ms))
+        .with_diff_budget_ms(settings.diff_timeout_ms))
     }
 
-    /// Set the diff timeout from milliseconds (see [`DiffLimits::time_for`]).
-    pub fn with_diff_timeout_ms(mut self, ms: u64) -> Self {
-        self.diff.timeout = Duration::from_millis(ms);
+    /// Set the diff's budget, in milliseconds of work (see
+    /// [`DiffLimits::work_for`]).
+    pub fn with_diff_budget_ms(mut self, ms: u64) -> Self {
+        self.diff.budget_ms = ms;
         self
     }
 }

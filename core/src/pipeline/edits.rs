@@ -2,7 +2,7 @@
 //! a text file the tool can read, and the edits turn its decoded text into
 //! the content the rest of the stages write.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -70,7 +70,7 @@ pub(super) fn apply_hunks(
 }
 
 /// The old file must be text to be edited; the search for a closest
-/// region then has the diff's deadline.
+/// region then has as many milliseconds as the diff's budget.
 fn text_of(plan: &Plan<'_>, display: &str, config: &Config) -> Result<Instant, ToolError> {
     if plan.old_not_text {
         return Err(ToolError::invalid_param(format!(
@@ -78,7 +78,7 @@ fn text_of(plan: &Plan<'_>, display: &str, config: &Config) -> Result<Instant, T
              edited. Nothing was written."
         )));
     }
-    Ok(Instant::now() + config.diff.timeout)
+    Ok(Instant::now() + Duration::from_millis(config.diff.budget_ms))
 }
 
 /// The `params_input` echo of a typed edit.

@@ -50,9 +50,10 @@ pub(crate) struct Cli {
           value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: u64,
 
-    /// Bound on the diff algorithm, in milliseconds, for the largest texts
-    /// (64 MiB of old and new content); smaller ones get a share. Past it
-    /// the diff is coarser but still correct.
+    /// The diff's budget of work for the largest texts (64 MiB of old and
+    /// new content), in milliseconds of 100,000 steps of the search (work,
+    /// not time: the same diff on every machine); smaller ones get a
+    /// share. Past it the diff is coarser but still correct.
     #[arg(long, global = true, value_name = "MS", env = settings::DIFF_TIMEOUT_MS,
           default_value_t = 1_000)]
     diff_timeout_ms: u64,
