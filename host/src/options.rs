@@ -32,7 +32,7 @@ pub struct Options {
     /// server busy for good.
     pub timeout: Duration,
     /// The diff's budget of work for the largest texts (default 1 s), in
-    /// milliseconds of 100,000 steps of the search: work, not time, so that
+    /// milliseconds of 70,000 steps of the search: work, not time, so that
     /// a change gets the same diff on every machine (the name stays for
     /// the hosts that set it). Smaller texts get a share of it
     /// (`docs/contract.md#diff`). Past it the diff is coarser but still

@@ -14,12 +14,24 @@ pub const TRUNCATION_MARK: &str = "... (truncated)";
 pub const FULL_BUDGET_BYTES: usize = 64 << 20;
 /// The least share of the budget any text gets: 1/32.
 pub const MIN_BUDGET_SHARE: u64 = 32;
-/// Steps of the search (a diagonal followed, a line compared, a cell of a
-/// table filled) that one millisecond of the budget stands for: about what
-/// the search does in a millisecond on the machine of BENCHMARKS.md, so
-/// that the setting, once a time, still reads as one
-/// (BENCHMARKS.md#the-diffs-budget).
-pub const STEPS_PER_MS: u64 = 100_000;
+/// Steps (a diagonal followed, a line compared, a cell of a table filled)
+/// that one millisecond of the budget stands for: about what the component
+/// does in a millisecond on the machine of BENCHMARKS.md, so that the
+/// setting, once a time, still reads as one (BENCHMARKS.md#the-diffs-budget).
+pub const STEPS_PER_MS: u64 = 70_000;
+/// What numbering a line costs, in steps ([`numbering_steps`]): about its
+/// time in the component, where it is the larger part of a diff of many
+/// short lines.
+pub const NUMBERING_STEPS_PER_LINE: u64 = 4;
+/// Bytes of lines hashed for a step of numbering.
+pub const NUMBERING_BYTES_PER_STEP: u64 = 16;
+
+/// What numbering `lines` lines of `bytes` bytes costs, in steps.
+pub(super) fn numbering_steps(lines: usize, bytes: usize) -> usize {
+    let steps = (lines as u64).saturating_mul(NUMBERING_STEPS_PER_LINE)
+        + bytes as u64 / NUMBERING_BYTES_PER_STEP;
+    usize::try_from(steps).unwrap_or(usize::MAX)
+}
 
 /// Bounds on the preview and on the work the diff may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -47,6 +47,10 @@ pub(super) struct Numbered {
 pub(super) enum NotNumbered {
     /// More distinct lines than a `u32` numbers.
     TooMany,
+    /// The budget does not cover numbering the lines
+    /// ([`numbering_steps`](super::limits::numbering_steps)); not given by
+    /// [`Numbered::new`], which is not asked then.
+    OutOfBudget,
     /// The map compared far more than lines not built to collide in it
     /// ever make it compare (see [`WORK_PER_BYTE`]).
     Flooded,

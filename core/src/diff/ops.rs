@@ -22,7 +22,7 @@ use std::convert::Infallible;
 use similar::DiffOp;
 use similar::algorithms::{Capture, Compact, DiffHook, Replace};
 
-use super::limits::Budget;
+use super::limits::{Budget, numbering_steps};
 use super::lines::same_bytes;
 use super::myers::search;
 use super::numbering::{NotNumbered, Numbered};
@@ -47,7 +47,17 @@ pub(super) fn line_ops(old: &[&str], new: &[&str], budget: &mut Budget) -> (Vec<
             d: &mut d,
             by: prefix,
         };
-        match Numbered::new(old_middle, new_middle) {
+        let bytes = |lines: &[&str]| lines.iter().map(|line| line.len()).sum::<usize>();
+        let numbering = numbering_steps(
+            old_middle.len() + new_middle.len(),
+            bytes(old_middle) + bytes(new_middle),
+        );
+        let numbered = if budget.spend(numbering) {
+            Numbered::new(old_middle, new_middle)
+        } else {
+            Err(NotNumbered::OutOfBudget)
+        };
+        match numbered {
             Ok(numbered) => match reduce_for_myers(&numbered) {
                 Some(reduced) => search_reduced(&mut middle, &numbered, &reduced, budget)?,
                 None => search(&mut middle, &numbered.old, &numbered.new, budget)?,
@@ -57,7 +67,7 @@ pub(super) fn line_ops(old: &[&str], new: &[&str], budget: &mut Budget) -> (Vec<
             Err(NotNumbered::TooMany) => search(&mut middle, old_middle, new_middle, budget)?,
             // What the search gives for what is left when its budget is
             // spent: all of it deleted and inserted.
-            Err(NotNumbered::Flooded) => {
+            Err(NotNumbered::OutOfBudget | NotNumbered::Flooded) => {
                 flooded = true;
                 middle.delete(0, old_middle.len(), 0)?;
                 middle.insert(old_middle.len(), 0, new_middle.len())?;

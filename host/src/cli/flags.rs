@@ -51,7 +51,7 @@ pub(crate) struct Cli {
     timeout_ms: u64,
 
     /// The diff's budget of work for the largest texts (64 MiB of old and
-    /// new content), in milliseconds of 100,000 steps of the search (work,
+    /// new content), in milliseconds of 70,000 steps of the search (work,
     /// not time: the same diff on every machine); smaller ones get a
     /// share. Past it the diff is coarser but still correct.
     #[arg(long, global = true, value_name = "MS", env = settings::DIFF_TIMEOUT_MS,
