@@ -162,9 +162,7 @@ impl<O, N: PartialEq<O>> Search<'_, O, N> {
     }
 }
 
-/// How many elements of the ranges are equal from their starts. Counted,
-/// never stopped: the lines it finds are emitted, so over the whole
-/// search it costs at most one look at each line and one per range.
+/// How many elements of the ranges are equal from their starts.
 fn common_prefix_len<O, N: PartialEq<O>>(
     old: &[O],
     old_range: Range<usize>,
@@ -172,16 +170,10 @@ fn common_prefix_len<O, N: PartialEq<O>>(
     new_range: Range<usize>,
     budget: &mut Budget,
 ) -> usize {
-    let len = new_range
-        .zip(old_range)
-        .take_while(|&(n, o)| new[n] == old[o])
-        .count();
-    budget.charge(len + 1);
-    len
+    equal_run(old, new, new_range.zip(old_range), budget)
 }
 
-/// How many elements of the ranges are equal from their ends; counted as
-/// [`common_prefix_len`] is.
+/// How many elements of the ranges are equal from their ends.
 fn common_suffix_len<O, N: PartialEq<O>>(
     old: &[O],
     old_range: Range<usize>,
@@ -189,11 +181,20 @@ fn common_suffix_len<O, N: PartialEq<O>>(
     new_range: Range<usize>,
     budget: &mut Budget,
 ) -> usize {
-    let len = new_range
-        .rev()
-        .zip(old_range.rev())
-        .take_while(|&(n, o)| new[n] == old[o])
-        .count();
+    equal_run(old, new, new_range.rev().zip(old_range.rev()), budget)
+}
+
+/// How many of the `(new, old)` index pairs hold equal elements before the
+/// first that does not. Counted, never stopped: the lines it finds are
+/// emitted, so over the whole search it costs at most one look at each
+/// line and one per range.
+fn equal_run<O, N: PartialEq<O>>(
+    old: &[O],
+    new: &[N],
+    pairs: impl Iterator<Item = (usize, usize)>,
+    budget: &mut Budget,
+) -> usize {
+    let len = pairs.take_while(|&(n, o)| new[n] == old[o]).count();
     budget.charge(len + 1);
     len
 }
