@@ -19,19 +19,18 @@ pub const MIN_BUDGET_SHARE: u64 = 32;
 /// does in a millisecond on the machine of BENCHMARKS.md, so that the
 /// setting, once a time, still reads as one (BENCHMARKS.md#the-diffs-budget).
 pub const STEPS_PER_MS: u64 = 70_000;
-/// What numbering a line costs, in steps ([`numbering_steps`]): about its
-/// time in the component, where it is the larger part of a diff of many
-/// short lines.
-pub const NUMBERING_STEPS_PER_LINE: u64 = 4;
-/// Bytes of lines hashed for a step of numbering.
-pub const NUMBERING_BYTES_PER_STEP: u64 = 16;
-
-/// What numbering `lines` lines of `bytes` bytes costs, in steps.
-pub(super) fn numbering_steps(lines: usize, bytes: usize) -> usize {
-    let steps = (lines as u64).saturating_mul(NUMBERING_STEPS_PER_LINE)
-        + bytes as u64 / NUMBERING_BYTES_PER_STEP;
-    usize::try_from(steps).unwrap_or(usize::MAX)
-}
+/// What numbering a line costs where it is hashed and looked up, in
+/// steps: about its time in the component, where numbering is the larger
+/// part of a diff of many short lines (BENCHMARKS.md#the-diffs-budget).
+/// More than the 57 ns a line of W7 takes, whose thousand distinct lines
+/// fit in the cache, because a table of millions of distinct lines does
+/// not.
+pub const NUMBERING_STEPS_HASHED: usize = 8;
+/// What numbering a line costs where the old line on its diagonal is the
+/// same (one comparison, no hashing).
+pub const NUMBERING_STEPS_COMPARED: usize = 2;
+/// Bytes of a line for a step more of numbering it.
+pub const NUMBERING_BYTES_PER_STEP: usize = 16;
 
 /// Bounds on the preview and on the work the diff may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +81,10 @@ impl DiffLimits {
     }
 }
 
+/// The budget refused a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct OutOfBudget;
+
 /// The steps a search may still take. Once a step is refused, every search
 /// still to run gives up at its first look, so where the diff turns coarse
 /// depends only on the texts.
@@ -119,6 +122,15 @@ impl Budget {
     #[inline]
     pub(super) fn charge(&mut self, steps: usize) {
         self.left = self.left.saturating_sub(steps as u64);
+    }
+
+    /// [`spend`](Self::spend), as a `Result`.
+    pub(super) fn take(&mut self, steps: usize) -> Result<(), OutOfBudget> {
+        if self.spend(steps) {
+            Ok(())
+        } else {
+            Err(OutOfBudget)
+        }
     }
 
     /// Whether a step was refused: the diff is coarse.

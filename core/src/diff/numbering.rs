@@ -9,6 +9,9 @@
 //! random seeds, and what the numbering may spend is bounded by the bytes
 //! it numbers (see [`random_state`] and [`WORK_PER_BYTE`]).
 
+use super::limits::{
+    Budget, NUMBERING_BYTES_PER_STEP, NUMBERING_STEPS_COMPARED, NUMBERING_STEPS_HASHED, OutOfBudget,
+};
 use super::lines::same_bytes;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::OnceLock;
@@ -47,9 +50,7 @@ pub(super) struct Numbered {
 pub(super) enum NotNumbered {
     /// More distinct lines than a `u32` numbers.
     TooMany,
-    /// The budget does not cover numbering the lines
-    /// ([`numbering_steps`](super::limits::numbering_steps)); not given by
-    /// [`Numbered::new`], which is not asked then.
+    /// The budget ran out ([`Charge`]).
     OutOfBudget,
     /// The map compared far more than lines not built to collide in it
     /// ever make it compare (see [`WORK_PER_BYTE`]).
@@ -87,6 +88,45 @@ impl Allowance {
             .checked_sub(len.saturating_add(compared))
             .ok_or(NotNumbered::Flooded)?;
         Ok(())
+    }
+}
+
+/// What the budget is charged for numbering, a batch of lines at a time
+/// (so that the budget is not looked at for every line): for each line,
+/// [`NUMBERING_STEPS_HASHED`] steps where it is hashed and looked up, or
+/// [`NUMBERING_STEPS_COMPARED`] where a comparison with the old line on its
+/// diagonal finds it, and a step per [`NUMBERING_BYTES_PER_STEP`] bytes.
+#[derive(Default)]
+struct Charge {
+    due: usize,
+    lines: usize,
+}
+
+/// Lines charged together.
+const CHARGE_BATCH_LINES: usize = 1024;
+
+impl Charge {
+    fn line(&mut self, steps: usize, len: usize, budget: &mut Budget) -> Result<(), NotNumbered> {
+        self.due = self
+            .due
+            .saturating_add(steps + len / NUMBERING_BYTES_PER_STEP);
+        self.lines += 1;
+        if self.lines == CHARGE_BATCH_LINES {
+            self.settle(budget)?;
+        }
+        Ok(())
+    }
+
+    /// Charge what is due; refused, the numbering stops.
+    fn settle(&mut self, budget: &mut Budget) -> Result<(), NotNumbered> {
+        self.lines = 0;
+        Ok(budget.take(std::mem::take(&mut self.due))?)
+    }
+}
+
+impl From<OutOfBudget> for NotNumbered {
+    fn from(_: OutOfBudget) -> NotNumbered {
+        NotNumbered::OutOfBudget
     }
 }
 
@@ -173,14 +213,25 @@ fn hash_line(hasher: &impl BuildHasher, line: &str) -> u64 {
     state.finish()
 }
 
-/// Whether `a` and `b` are the same line, counting the bytes compared.
+/// Whether `a` and `b` are the same line, counting the bytes compared:
+/// none when their lengths differ (`same_bytes` looks at nothing then), so
+/// that what is counted is the same whatever the hash seed, except for
+/// lines of one length whose hashes meet by chance.
 fn same_line(a: &str, b: &str, compared: &mut usize) -> bool {
-    *compared = compared.saturating_add(a.len());
+    if a.len() == b.len() {
+        *compared = compared.saturating_add(a.len());
+    }
     same_bytes(a.as_bytes(), b.as_bytes())
 }
 
 impl Numbered {
-    pub(super) fn new(old: &[&str], new: &[&str]) -> Result<Numbered, NotNumbered> {
+    /// Number `old` and `new`, charging `budget` as it goes
+    /// ([`Charge`]).
+    pub(super) fn new(
+        old: &[&str],
+        new: &[&str],
+        budget: &mut Budget,
+    ) -> Result<Numbered, NotNumbered> {
         if old.is_empty() || new.is_empty() {
             // Nothing to search: all inserted or all deleted.
             return Ok(Numbered {
@@ -195,6 +246,7 @@ impl Numbered {
             });
         }
         let mut allowance = Allowance::new();
+        let mut charge = Charge::default();
         let mut numbers = OldNumbers::new(old);
         let mut old_ids = Vec::with_capacity(old.len());
         // Counted here rather than in passes of their own: the reduction
@@ -202,6 +254,7 @@ impl Numbered {
         let mut old_counts: Vec<usize> = Vec::new();
         for (at, line) in old.iter().enumerate() {
             allowance.line(line.len(), numbers.take_compared())?;
+            charge.line(NUMBERING_STEPS_HASHED, line.len(), budget)?;
             let id = numbers.number(at)?;
             match old_counts.get_mut(id as usize) {
                 Some(count) => *count += 1,
@@ -224,6 +277,12 @@ impl Numbered {
                     old.get(i)
                         .is_some_and(|o| same_bytes(o.as_bytes(), line.as_bytes()))
                 });
+            let steps = if diagonal.is_some() {
+                NUMBERING_STEPS_COMPARED
+            } else {
+                NUMBERING_STEPS_HASHED
+            };
+            charge.line(steps, line.len(), budget)?;
             let id = match diagonal {
                 Some(i) => old_ids[i],
                 None => match numbers.find(line) {
@@ -242,6 +301,7 @@ impl Numbered {
             }
             new_ids.push(NewId(id));
         }
+        charge.settle(budget)?;
         Ok(Numbered {
             old: old_ids,
             new: new_ids,
@@ -285,7 +345,7 @@ mod tests {
                 (old.iter().map(line).collect(), new.iter().map(line).collect());
             let (old, new): (Vec<&str>, Vec<&str>) =
                 (old.iter().map(String::as_str).collect(), new.iter().map(String::as_str).collect());
-            let numbered = Numbered::new(&old, &new).expect("numbered");
+            let numbered = Numbered::new(&old, &new, &mut Budget::new(u64::MAX)).expect("numbered");
             for (i, o) in old.iter().enumerate() {
                 for (j, n) in new.iter().enumerate() {
                     prop_assert_eq!(o == n, numbered.new[j] == numbered.old[i]);
@@ -299,11 +359,46 @@ mod tests {
 
     #[test]
     fn new_lines_that_are_no_old_line_never_match() {
-        let numbered = Numbered::new(&["a\n", "b\n"], &["c\n", "a\n", "d\n"]).expect("numbered");
+        let numbered = Numbered::new(
+            &["a\n", "b\n"],
+            &["c\n", "a\n", "d\n"],
+            &mut Budget::new(u64::MAX),
+        )
+        .expect("numbered");
         assert_eq!(numbered.old, [0, 1]);
         assert_eq!(numbered.new, [NewId(UNMATCHED), NewId(0), NewId(UNMATCHED)]);
         assert_eq!(numbered.old_counts, [1, 1]);
         assert_eq!(numbered.new_counts, [1, 0]);
+    }
+
+    /// Lines of other lengths cost nothing to tell apart, so a chance
+    /// meeting of their hashes (which depends on the seed) counts for
+    /// nothing.
+    #[test]
+    fn only_lines_of_one_length_count_as_compared() {
+        let mut compared = 0;
+        assert!(!same_line(&"y".repeat(2_000), "x\n", &mut compared));
+        assert_eq!(compared, 0);
+        assert!(!same_line("ab\n", "x\n\n", &mut compared));
+        assert!(same_line("ab\n", "ab\n", &mut compared));
+        assert_eq!(compared, 6);
+    }
+
+    #[test]
+    fn numbering_stops_when_the_budget_runs_out() {
+        let old: Vec<String> = (0..3_000).map(|i| format!("{i}\n")).collect();
+        let old: Vec<&str> = old.iter().map(String::as_str).collect();
+        let new: Vec<&str> = old.iter().rev().copied().collect();
+        // 6,000 lines, each hashed (8 steps): 48,000 steps and more.
+        let mut budget = Budget::new(40_000);
+        assert_eq!(
+            Numbered::new(&old, &new, &mut budget).err(),
+            Some(NotNumbered::OutOfBudget)
+        );
+        assert!(budget.exhausted());
+        let mut budget = Budget::new(60_000);
+        assert!(Numbered::new(&old, &new, &mut budget).is_ok());
+        assert!(!budget.exhausted());
     }
 
     #[test]
@@ -316,6 +411,8 @@ mod tests {
         assert_eq!(numbers.number(1), Ok(0));
         assert_eq!(numbers.find(&long), Some(0));
         assert_eq!(numbers.take_compared(), 2_000);
+        assert_eq!(numbers.find("x\n"), None);
+        assert_eq!(numbers.take_compared(), 0, "no line of that length");
 
         let mut allowance = Allowance::new();
         allowance.line(1_000, 2_000).expect("within the allowance");

@@ -22,7 +22,7 @@ use std::convert::Infallible;
 use similar::DiffOp;
 use similar::algorithms::{Capture, Compact, DiffHook, Replace};
 
-use super::limits::{Budget, numbering_steps};
+use super::limits::Budget;
 use super::lines::same_bytes;
 use super::myers::search;
 use super::numbering::{NotNumbered, Numbered};
@@ -47,21 +47,15 @@ pub(super) fn line_ops(old: &[&str], new: &[&str], budget: &mut Budget) -> (Vec<
             d: &mut d,
             by: prefix,
         };
-        let bytes = |lines: &[&str]| lines.iter().map(|line| line.len()).sum::<usize>();
-        let numbering = numbering_steps(
-            old_middle.len() + new_middle.len(),
-            bytes(old_middle) + bytes(new_middle),
-        );
-        let numbered = if budget.spend(numbering) {
-            Numbered::new(old_middle, new_middle)
-        } else {
-            Err(NotNumbered::OutOfBudget)
-        };
-        match numbered {
-            Ok(numbered) => match reduce_for_myers(&numbered) {
-                Some(reduced) => search_reduced(&mut middle, &numbered, &reduced, budget)?,
-                None => search(&mut middle, &numbered.old, &numbered.new, budget)?,
-            },
+        let reduced = Numbered::new(old_middle, new_middle, budget).and_then(|numbered| {
+            let reduced = reduce_for_myers(&numbered, budget)?;
+            Ok((numbered, reduced))
+        });
+        match reduced {
+            Ok((numbered, Some(reduced))) => {
+                search_reduced(&mut middle, &numbered, &reduced, budget)?;
+            }
+            Ok((numbered, None)) => search(&mut middle, &numbered.old, &numbered.new, budget)?,
             // Search the lines themselves (more distinct lines than a
             // `u32` numbers, which no file within the size limits has).
             Err(NotNumbered::TooMany) => search(&mut middle, old_middle, new_middle, budget)?,
@@ -173,12 +167,16 @@ mod tests {
     fn reduces(old: &str, new: &str) -> bool {
         let (old, new) = (lines(old), lines(new));
         let (prefix, suffix) = common_ends(&old, &new);
+        let budget = &mut Budget::new(u64::MAX);
         let numbered = Numbered::new(
             &old[prefix..old.len() - suffix],
             &new[prefix..new.len() - suffix],
+            budget,
         )
         .expect("few lines");
-        reduce_for_myers(&numbered).is_some()
+        reduce_for_myers(&numbered, budget)
+            .expect("budget enough")
+            .is_some()
     }
 
     /// A text of `tokens`: below 4 a frequent line, else a numbered one
@@ -251,7 +249,12 @@ mod tests {
         let new = format!("{body}new\nnewer\n{body}");
         assert_eq!(ops(&old, &new), text_diff_ops(&old, &new));
         let (old, new) = (lines(&old), lines(&new));
-        let numbered = Numbered::new(&old[2_000..2_001], &new[2_000..2_002]).expect("numbered");
+        let numbered = Numbered::new(
+            &old[2_000..2_001],
+            &new[2_000..2_002],
+            &mut Budget::new(u64::MAX),
+        )
+        .expect("numbered");
         assert_eq!((numbered.old.len(), numbered.new.len()), (1, 2));
     }
 
@@ -265,6 +268,62 @@ mod tests {
         ] {
             assert_eq!(ops(old, new), text_diff_ops(old, new), "{old:?} {new:?}");
         }
+    }
+
+    /// One side empty between the common ends: nothing to number or search,
+    /// so no budget is needed.
+    #[test]
+    fn lines_only_added_need_no_budget() {
+        let mut new = vec!["a\n"];
+        new.extend(std::iter::repeat_n("x\n", 600));
+        let (ops, coarse) = line_ops(&["a\n"], &new, &mut Budget::new(0));
+        assert!(!coarse);
+        assert_eq!(
+            ops,
+            [
+                DiffOp::Equal {
+                    old_index: 0,
+                    new_index: 0,
+                    len: 1
+                },
+                DiffOp::Insert {
+                    old_index: 1,
+                    new_index: 1,
+                    new_len: 600
+                },
+            ]
+        );
+    }
+
+    /// The reduction reads around frequent lines: it is charged for that,
+    /// and stops when the budget runs out.
+    #[test]
+    fn the_reduction_is_charged_to_the_budget() {
+        let old = text(
+            "old",
+            &(0..900)
+                .map(|i| [0, 5_000 + i][i as usize % 2])
+                .collect::<Vec<_>>(),
+        );
+        let new = text(
+            "new",
+            &(0..900)
+                .map(|i| [0, 9_000 + i][i as usize % 2])
+                .collect::<Vec<_>>(),
+        );
+        let (old, new) = (lines(&old), lines(&new));
+        let numbered = Numbered::new(&old, &new, &mut Budget::new(u64::MAX)).expect("numbered");
+        let mut unlimited = Budget::new(u64::MAX);
+        assert!(
+            reduce_for_myers(&numbered, &mut unlimited)
+                .expect("budget enough")
+                .is_some()
+        );
+        let needed = u64::MAX - unlimited.left();
+        assert!(needed > 2 * 902, "a step a line and the reads: {needed}");
+        let mut short = Budget::new(needed - 1);
+        assert!(reduce_for_myers(&numbered, &mut short).is_err());
+        assert!(short.exhausted());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use similar::algorithms::DiffHook;
 
-use super::limits::Budget;
+use super::limits::{Budget, OutOfBudget};
 use super::myers::search;
 use super::numbering::{NewId, Numbered};
 
@@ -39,25 +39,30 @@ enum RecordAction {
 }
 
 /// `similar`'s reduction of the (already trimmed) middle lines, or `None`
-/// where `similar` would search them as they are.
-pub(super) fn reduce_for_myers(numbered: &Numbered) -> Option<Reduced> {
+/// where `similar` would search them as they are. It charges `budget` a
+/// step a line and one for each line it reads around a frequent line.
+pub(super) fn reduce_for_myers(
+    numbered: &Numbered,
+    budget: &mut Budget,
+) -> Result<Option<Reduced>, OutOfBudget> {
     let (old, new) = (&numbered.old[..], &numbered.new[..]);
     if !should_scan(old, new) {
-        return None;
+        return Ok(None);
     }
+    budget.take(old.len() + new.len())?;
     let old_actions = record_actions(old.iter().copied(), old.len(), &numbered.new_counts);
     let new_actions = record_actions(new.iter().map(|id| id.0), new.len(), &numbered.old_counts);
-    let (old_values, old_indices) = kept(old, &old_actions);
-    let (new_values, new_indices) = kept(new, &new_actions);
+    let (old_values, old_indices) = kept(old, &old_actions, budget)?;
+    let (new_values, new_indices) = kept(new, &new_actions, budget)?;
     if old_indices.len() == old.len() && new_indices.len() == new.len() {
-        return None;
+        return Ok(None);
     }
-    Some(Reduced {
+    Ok(Some(Reduced {
         old_values,
         old_indices,
         new_values,
         new_indices,
-    })
+    }))
 }
 
 /// Whether `similar` looks for lines to set aside: large enough inputs
@@ -102,29 +107,46 @@ fn record_actions(
     .collect()
 }
 
+/// Lines read around frequent lines between two charges to the budget.
+const READS_PER_CHARGE: usize = 4096;
+
 /// The lines kept and where they were.
-fn kept<T: Copy>(values: &[T], actions: &[RecordAction]) -> (Vec<T>, Vec<usize>) {
+fn kept<T: Copy>(
+    values: &[T],
+    actions: &[RecordAction],
+    budget: &mut Budget,
+) -> Result<(Vec<T>, Vec<usize>), OutOfBudget> {
     let (mut kept, mut indices) = (
         Vec::with_capacity(values.len()),
         Vec::with_capacity(values.len()),
     );
+    let mut reads = 0;
     for (offset, &value) in values.iter().enumerate() {
         let keep = match actions[offset] {
             RecordAction::Discard => false,
             RecordAction::Keep => true,
-            RecordAction::Investigate => !discard_confusing_record(actions, offset),
+            RecordAction::Investigate => {
+                let (discard, read) = discard_confusing_record(actions, offset);
+                reads += read;
+                if reads >= READS_PER_CHARGE {
+                    budget.take(std::mem::take(&mut reads))?;
+                }
+                !discard
+            }
         };
         if keep {
             kept.push(value);
             indices.push(offset);
         }
     }
-    (kept, indices)
+    budget.take(reads)?;
+    Ok((kept, indices))
 }
 
 /// Whether a frequent line sits among lines that are set aside (on both
 /// sides, and mostly), so that it would only confuse the search.
-fn discard_confusing_record(actions: &[RecordAction], index: usize) -> bool {
+/// With how many lines it read around it: at most 100 on each side.
+fn discard_confusing_record(actions: &[RecordAction], index: usize) -> (bool, usize) {
     let run = |indexes: &mut dyn Iterator<Item = usize>| {
         let (mut discards, mut investigates) = (0usize, 0usize);
         for index in indexes.take(CONFUSING_RECORD_SCAN_WINDOW) {
@@ -137,16 +159,19 @@ fn discard_confusing_record(actions: &[RecordAction], index: usize) -> bool {
         (discards, investigates)
     };
     let (left_discards, left_investigates) = run(&mut (0..index).rev());
+    let left = left_discards + left_investigates + 1;
     if left_discards == 0 {
-        return false;
+        return (false, left);
     }
     let (right_discards, right_investigates) = run(&mut (index + 1..actions.len()));
+    let read = left + right_discards + right_investigates + 1;
     if right_discards == 0 {
-        return false;
+        return (false, read);
     }
     let discards = left_discards + right_discards;
     let investigates = left_investigates + right_investigates + 1;
-    investigates.saturating_mul(CONFUSING_RECORD_RATIO) < investigates + discards
+    let discard = investigates.saturating_mul(CONFUSING_RECORD_RATIO) < investigates + discards;
+    (discard, read)
 }
 
 /// `similar`'s search over reduced lines: equal runs of the reduced lines

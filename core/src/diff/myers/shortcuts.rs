@@ -86,14 +86,15 @@ impl Table {
     }
 
     /// `dp[i][j]`: the length of the longest common subsequence of
-    /// `first[i..]` and `second[j..]`; `None` when the budget runs out.
+    /// `first[i..]` and `second[j..]`; `None` when the budget does not
+    /// cover its cells (looked at before the table is made: it may be 64 MB).
     fn fill(&self, same: &impl Fn(usize, usize) -> bool, budget: &mut Budget) -> Option<Vec<u8>> {
         let (n, m, width) = (self.n, self.m, self.m + 1);
+        if !budget.spend(n * m) {
+            return None;
+        }
         let mut dp = vec![0u8; (n + 1) * width];
         for i in (0..n).rev() {
-            if !budget.spend(m) {
-                return None;
-            }
             let (row, next_row) = (i * width, (i + 1) * width);
             for j in (0..m).rev() {
                 dp[row + j] = if same(i, j) {
