@@ -499,6 +499,42 @@ mod tests {
         assert_eq!(zero.work_for(mib), 0);
     }
 
+    /// A diff cut short reports no placeholders: its "added" lines are
+    /// mostly the file's own. The exact diff of the same texts does.
+    #[test]
+    fn a_coarse_diff_reports_no_placeholders() {
+        let old: String = (0..3000).map(|i| format!("{}\n", i * 7 % 1000)).collect();
+        let mut new: String = (0..3000).map(|i| format!("{}\n", i * 11 % 1000)).collect();
+        new.push_str("// ... rest of the code unchanged ...\n");
+        let coarse = DiffLimits {
+            budget_ms: 0,
+            ..DiffLimits::default()
+        };
+        assert!(diff(&old, &new, "f", &coarse).placeholders.is_empty());
+        let exact = DiffLimits {
+            budget_ms: 3_600_000,
+            ..DiffLimits::default()
+        };
+        assert!(!diff(&old, &new, "f", &exact).placeholders.is_empty());
+    }
+
+    /// The budget is the share of old and new text together: a large new
+    /// text buys the work of numbering itself.
+    #[test]
+    fn the_budget_is_a_share_of_both_texts() {
+        let half = "x\n".repeat(2 << 20);
+        let new = format!("{half}a\n{half}");
+        // 8 MiB of new text: 5,000 ms buy its share, 1/8 of 350 million
+        // steps, which covers hashing its 4 million lines (34 million);
+        // the least share, what the old text alone would buy, does not.
+        let limits = DiffLimits {
+            budget_ms: 5_000,
+            ..DiffLimits::default()
+        };
+        let s = diff("a\n", &new, "f", &limits);
+        assert_eq!(s.lines_removed, 0, "exact within old and new's share");
+    }
+
     #[test]
     fn a_diff_without_budget_is_coarse_but_correct() {
         let old: String = (0..3000).map(|i| format!("{}\n", i * 7 % 1000)).collect();

@@ -219,3 +219,41 @@ fn a_search_compares_at_most_its_budget_and_a_little_more() {
         assert_eq!(ours(&old, &new, &mut Budget::new(steps)), ops);
     }
 }
+
+/// Every comparison is paid for on the shortcuts' paths too (a small side's
+/// table, an anchor peeled off a shift), but for the table's walk, which
+/// looks at most twice at each element.
+#[test]
+fn comparisons_are_paid_on_every_path() {
+    let shapes: Vec<(Vec<u32>, Vec<u32>)> = vec![
+        (
+            (0..64).map(|i| i * 7 % 13).collect(),
+            (0..2_000).map(|i| i * 11 % 13).collect(),
+        ),
+        (
+            (0..3_000).collect(),
+            [9_000, 9_001]
+                .into_iter()
+                .chain(0..3_000)
+                .chain(5_000..12_000)
+                .collect(),
+        ),
+    ];
+    for (old, new) in shapes {
+        let (counted_old, counted_new): (Vec<Counted>, Vec<Counted>) = (
+            old.iter().copied().map(Counted).collect(),
+            new.iter().copied().map(Counted).collect(),
+        );
+        COMPARED.with(|c| c.set(0));
+        let mut budget = Budget::new(u64::MAX);
+        let mut capture = Capture::new();
+        let Ok(()) = search(&mut capture, &counted_old, &counted_new, &mut budget);
+        let spent = u64::MAX - budget.left();
+        let compared = COMPARED.with(Cell::get);
+        let walk = 2 * (old.len() + new.len()) as u64;
+        assert!(
+            compared <= spent + walk,
+            "{compared} compared, {spent} spent"
+        );
+    }
+}
