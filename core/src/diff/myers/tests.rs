@@ -257,3 +257,37 @@ fn comparisons_are_paid_on_every_path() {
         );
     }
 }
+
+/// Once a step is refused, every later step is refused too, however few
+/// steps it asks: where the diff turns coarse depends only on the texts.
+#[test]
+fn a_refused_budget_stays_refused() {
+    let mut budget = Budget::new(10);
+    assert!(!budget.spend(11));
+    assert!(budget.exhausted());
+    assert!(!budget.spend(1));
+}
+
+/// An anchor of more than 768 equal elements ends the anchor search at
+/// once (`similar`'s early break), which the shifted shapes above are too
+/// short to reach.
+#[test]
+fn the_same_operations_as_similar_on_a_long_anchor() {
+    let old: Vec<u32> = std::iter::repeat_n(1, 850)
+        .chain([9])
+        .chain(std::iter::repeat_n(1, 200))
+        .collect();
+    let new: Vec<u32> = [8]
+        .into_iter()
+        .chain(std::iter::repeat_n(1, 851))
+        .chain([9])
+        .chain(std::iter::repeat_n(1, 200))
+        .chain(std::iter::repeat_n(7, 1_200))
+        .collect();
+    for (old, new) in [(&old, &new), (&new, &old)] {
+        assert_eq!(
+            ours(old, new, &mut Budget::new(u64::MAX)),
+            similars(old, new)
+        );
+    }
+}
