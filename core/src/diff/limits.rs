@@ -40,7 +40,7 @@ pub struct DiffLimits {
     /// Most bytes in the preview.
     pub max_bytes: usize,
     /// The work the diff may do on the largest texts, in milliseconds of
-    /// [`STEPS_PER_MS`] steps each; see [`work_for`](Self::work_for).
+    /// `STEPS_PER_MS` (70,000) steps each; see [`work_for`](Self::work_for).
     pub budget_ms: u64,
 }
 
@@ -58,7 +58,7 @@ impl DiffLimits {
     /// How many steps the search may take on `bytes` of old and new text
     /// together: the share of [`budget_ms`](Self::budget_ms) that `bytes`
     /// is of 64 MiB (`FULL_BUDGET_BYTES`), at least 1/32 of it
-    /// (`MIN_BUDGET_SHARE`), at most all of it, [`STEPS_PER_MS`] steps a
+    /// (`MIN_BUDGET_SHARE`), at most all of it, `STEPS_PER_MS` steps a
     /// millisecond.
     ///
     /// Work, not time, so that the same change gets the same diff on any
