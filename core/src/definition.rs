@@ -8,15 +8,16 @@ pub const TOOL_NAME: &str = "Write";
 
 /// The definition as a JSON value: `Write`'s, with every tool the
 /// component answers to a model under `tools` (`Write` first, then
-/// `Edit`, `edit_file` and `apply_patch`), so that a host reading the top level gets
-/// `Write` as it always did.
+/// `Edit`, `edit_file`, `apply_patch` and `view`), so that a host reading
+/// the top level gets `Write` as it always did.
 pub fn definition() -> Value {
     let mut write = write_definition();
     let tools = json!([
         write.clone(),
         edit_definition(),
         edit_file_definition(),
-        apply_patch_definition()
+        apply_patch_definition(),
+        view_definition()
     ]);
     write["tools"] = tools;
     write
@@ -161,6 +162,37 @@ fn apply_patch_definition() -> Value {
                 }
             },
             "required": ["input"]
+        }
+    })
+}
+
+/// `view`: a file's lines or a directory's entries, changing nothing.
+fn view_definition() -> Value {
+    json!({
+        "name": "view",
+        "description": "Show a file's lines, numbered as `cat -n` numbers them (the number, a tab, \
+            the line), or a directory's entries two levels deep. Changes nothing. At most 2,000 \
+            lines and 32,000 characters per answer; when there is more, the last line says how \
+            to see it. The answer names the file's encoding and line endings, and its \
+            data.view.base is the file's SHA-256: pass it as expected_sha256 to a write or edit \
+            so that it changes only the version you saw. Files that are not text are described, \
+            not shown.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {
+                    "type": "string",
+                    "description": "The file or directory, relative to the project root (POSIX style; '.' is the root)."
+                },
+                "view_range": {
+                    "type": "array",
+                    "items": {"type": "integer"},
+                    "minItems": 2,
+                    "maxItems": 2,
+                    "description": "Lines to show, [first, last], from 1; last -1 for the end of the file. Default: from the start."
+                }
+            },
+            "required": ["path"]
         }
     })
 }

@@ -51,9 +51,9 @@ pub use fs::Durability;
 pub use fs::sys::{Dir, environment, preopens};
 pub use params::{
     Call, EditRequest, JournalRequest, ManyRequest, PatchRequest, Request, RevertRequest,
-    RevertTarget, parse_any, parse_call, parse_patch,
+    RevertTarget, ViewRequest, parse_any, parse_call, parse_patch,
 };
-pub use pipeline::{Config, apply_patch, call, checkpoint, edit, revert, write, write_many};
+pub use pipeline::{Config, apply_patch, call, checkpoint, edit, revert, view, write, write_many};
 pub use protect::{ProtectError, ProtectErrorKind, Protection};
 pub use roots::Roots;
 pub use write_tool_wire as wire;

@@ -109,6 +109,29 @@ impl Roots {
             .map(|(_, name)| name.trim_end_matches('/'))
     }
 
+    /// The root `path` names itself (`.`, or a root's absolute name), and
+    /// the name its entries are shown under (`None` for the project root);
+    /// `None` when `path` names no root.
+    pub fn root_named(&self, path: &str) -> Option<(&Dir, Option<&str>)> {
+        if !path::is_absolute(path) {
+            let names_nothing = matches!(
+                RelPath::parse(path),
+                Err(e) if e.kind() == crate::error::ErrorKind::IsDirectory
+            );
+            return names_nothing.then(|| (self.project(), None));
+        }
+        let (i, rest) = roots::locate(path, self.absolute_names())?;
+        if !rest.is_empty() {
+            return None;
+        }
+        let prefix = if self.is_project(i) {
+            None
+        } else {
+            self.display_name(i)
+        };
+        Some((&self.preopens[i].0, prefix))
+    }
+
     /// Place the path of a call to `tool`: relative paths resolve against
     /// the project root; absolute ones are refused for `Write` (with the
     /// relative form, when they lie in the project root), and for

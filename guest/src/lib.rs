@@ -23,7 +23,7 @@ use write_tool_core::edit::Edit;
 use write_tool_core::journal::{Bounds, Journal};
 use write_tool_core::{
     Config, EditRequest, ManyRequest, Request, RevertRequest, RevertTarget, Roots, ToolError,
-    environment, parse_call, preopens,
+    ViewRequest, environment, parse_call, preopens,
 };
 
 /// What a call runs with: the host's configuration and roots.
@@ -183,6 +183,15 @@ impl wit::Guest for Component {
         let envelope = match setup() {
             Ok(Setup { config, roots }) => write_tool_core::checkpoint(&roots, &name, &config),
             Err(err) => err.into_envelope(0, serde_json::json!({"checkpoint": name}), None),
+        };
+        envelope.into()
+    }
+
+    fn view(path: String, first_line: u64, last_line: Option<u64>) -> wit::ViewEnvelope {
+        let request = ViewRequest::new(path, first_line, last_line);
+        let envelope = match setup() {
+            Ok(Setup { config, roots }) => write_tool_core::view(&roots, &request, &config),
+            Err(err) => err.into_envelope(0, serde_json::json!({"path": request.path}), None),
         };
         envelope.into()
     }

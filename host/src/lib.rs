@@ -76,7 +76,7 @@ pub mod ws;
 
 pub use bindings::exports::tool::{
     Context, Data, EditMatch, Envelope, ErrorCode, ErrorInfo, Operation, Stats,
-    Status as TypedStatus, TextEdit,
+    Status as TypedStatus, TextEdit, ViewData, ViewEnvelope, ViewKind,
 };
 pub use cache::CompileCache;
 pub use cancel::Cancel;

@@ -140,6 +140,7 @@ fn dispatch(
             let single = old.zip(new).map(|(old, new)| (old, new, replace_all));
             commands::edit(&tool, &root, &path, single, dry_run, limit, pretty)
         }
+        Command::View { path, from, to } => commands::view(&tool, &root, &path, from, to, pretty),
         Command::Patch { dry_run } => commands::patch(&tool, &root, dry_run, limit, pretty),
         Command::Call => commands::call(&tool, &root, limit, pretty),
         serve @ Command::Serve { .. } => serve_command(serve, tool, root, ws, limit),

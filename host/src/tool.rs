@@ -12,7 +12,9 @@ use write_tool_wire::settings::{self, Settings};
 use write_tool_wire::{Envelope, ErrorCode, Form, echo, messages};
 
 use crate::bindings::WriteToolPre;
-use crate::bindings::exports::tool::{Envelope as Typed, Guest, TextEdit};
+use crate::bindings::exports::tool::{
+    Envelope as Typed, ErrorCode as TypedCode, ErrorInfo, Guest, Status, TextEdit, ViewEnvelope,
+};
 use crate::cache::Load;
 use crate::cancel::Cancel;
 use crate::commit_gate;
@@ -230,6 +232,39 @@ impl WriteTool {
             || serde_json::json!({"path": path, "dry_run": dry_run}),
             |guest, store| guest.call_edit(store, path, edits, dry_run),
         )
+    }
+
+    /// Show the file or directory at `path` through the typed interface
+    /// (`view`): lines `first_line` (from 1) to `last_line` (none: the
+    /// end). Changes nothing, so sweeps nothing.
+    pub fn view(
+        &self,
+        root: &Root,
+        path: &str,
+        first_line: u64,
+        last_line: Option<u64>,
+    ) -> ViewEnvelope {
+        let start = Instant::now();
+        let view = |guest: &Guest, store: &mut Store<HostState>| {
+            guest.call_view(store, path, first_line, last_line)
+        };
+        match self.invoke(root, false, None, Caller::Model, view) {
+            Ok(answer) => answer,
+            Err(failure) => {
+                let message = failure.message(&self.options);
+                ViewEnvelope {
+                    status: Status::Error,
+                    view: None,
+                    text: message.clone(),
+                    time_ms: elapsed_ms(start),
+                    path_resolved: None,
+                    error: Some(ErrorInfo {
+                        code: TypedCode::ExecutionError,
+                        message,
+                    }),
+                }
+            }
+        }
     }
 
     /// A typed call that changes the file at `path`: its mode kept, its

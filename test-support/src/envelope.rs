@@ -125,6 +125,21 @@ pub struct Data {
     pub files: Vec<FileResult>,
     #[serde(default)]
     pub edits: Vec<EditMatch>,
+    #[serde(default)]
+    pub view: Option<ViewData>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewData {
+    pub kind: String,
+    #[serde(default)]
+    pub lines: Option<[u64; 2]>,
+    pub total: u64,
+    #[serde(default)]
+    pub next_line: Option<u64>,
+    #[serde(default)]
+    pub base: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

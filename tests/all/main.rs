@@ -53,5 +53,7 @@ mod roots;
 mod runtimes;
 /// Replacing files: identity, permission bits, hard links, no-ops.
 mod update;
+/// `view`: numbered lines, pages, directories, and the write's rules.
+mod view;
 /// The typed `write` export and `definition`.
 mod wit;

@@ -203,6 +203,7 @@ fn the_exports_are_the_tool_and_nothing_a_model_could_loosen() {
             "write-many",
             "revert",
             "checkpoint",
+            "view",
             "definition"
         ]
     );

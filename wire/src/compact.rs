@@ -70,7 +70,10 @@ impl Serialize for CompactData<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let data = self.0;
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("applied", &data.applied)?;
+        // A view never applies anything: saying so is noise.
+        if data.operation != Operation::View {
+            map.serialize_entry("applied", &data.applied)?;
+        }
         map.serialize_entry("operation", &data.operation)?;
         // A new file's diff is the content the caller just sent.
         if !data.diff_preview.is_empty() && data.operation != Operation::Create {
@@ -107,6 +110,9 @@ impl Serialize for CompactData<'_> {
             .any(|e| e.tolerance != EXACT || !e.repaired.is_empty());
         if told {
             map.serialize_entry("edits", &data.edits)?;
+        }
+        if let Some(view) = &data.view {
+            map.serialize_entry("view", view)?;
         }
         map.end()
     }
@@ -176,6 +182,13 @@ pub(crate) fn for_model(env: &Envelope, max_chars: usize) -> String {
             if let Some(sha) = &lock.expected_sha256 {
                 keys.push(format!("expected_sha256: {sha}"));
             }
+        }
+        // A view's base is what a write passes back as its hash lock.
+        let base = data.view.as_ref().and_then(|v| v.base.as_ref());
+        if let Some(base) = base
+            && data.lock.as_ref().and_then(|l| l.expected_sha256.as_ref()) != Some(base)
+        {
+            keys.push(format!("expected_sha256: {base}"));
         }
         if let Some(id) = &data.change_id {
             keys.push(format!("change_id: {id}"));

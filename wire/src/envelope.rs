@@ -94,6 +94,8 @@ pub enum Operation {
     Many,
     /// A checkpoint was set; no file changed.
     Checkpoint,
+    /// A file or directory was shown (`view`); nothing changed.
+    View,
 }
 
 /// One file of a change of several (`data.files`).
@@ -114,7 +116,9 @@ pub struct FileResult {
 /// The `data` field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Data {
-    /// Whether the content is on disk.
+    /// Whether the content is on disk (the compact form leaves it out of a
+    /// view's answer, which never applies anything).
+    #[serde(default)]
     pub applied: bool,
     /// Create or update.
     pub operation: Operation,
@@ -156,6 +160,45 @@ pub struct Data {
     /// (`docs/contract.md#edit`), in order; empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edits: Vec<EditMatch>,
+    /// What a `view` showed (`docs/contract.md#view`); absent otherwise.
+    /// The lines themselves are in `text`, once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<View>,
+}
+
+/// What a `view` showed (`data.view`), beside the text that shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// A text file's lines, a directory's entries, or a file that is not
+    /// text (described, not shown).
+    pub kind: ViewKind,
+    /// The first and last line shown, from 1; absent when none was (a
+    /// directory, a file that is not text, an empty file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[u64; 2]>,
+    /// The file's lines; for a directory, the entries listed.
+    pub total: u64,
+    /// Where the next page starts when the answer stopped before the end
+    /// of what was asked; absent when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_line: Option<u64>,
+    /// SHA-256 of the file's bytes, lowercase hex: the version the caller
+    /// saw, which a write may pass back as `expected_sha256`. Absent for a
+    /// directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+}
+
+/// Kinds of [`View`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViewKind {
+    /// A text file: its lines, numbered.
+    File,
+    /// A directory: its entries, two levels deep.
+    Directory,
+    /// A file that is not text in any encoding the tool knows.
+    Binary,
 }
 
 /// Where one edit matched (`data.edits`).
@@ -475,6 +518,7 @@ mod tests {
                 change_id: None,
                 files: Vec::new(),
                 edits: Vec::new(),
+                view: None,
             }),
             text: "[Dry Run] Would update 'x' (+0/-0 lines).".into(),
             stats: Stats {
@@ -539,6 +583,7 @@ mod tests {
                 change_id: None,
                 files,
                 edits: Vec::new(),
+                view: None,
             }),
             text: String::new(),
             stats: Stats::default(),
@@ -598,6 +643,7 @@ mod tests {
             change_id: Some("c1".into()),
             files: Vec::new(),
             edits,
+            view: None,
         };
         let env = |data| Envelope {
             status: Status::Success,

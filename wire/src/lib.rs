@@ -42,4 +42,6 @@ mod code;
 mod compact;
 
 pub use code::ErrorCode;
-pub use envelope::{Envelope, Form, LockValues, Operation, Status, Warning, WarningKind};
+pub use envelope::{
+    Envelope, Form, LockValues, Operation, Status, View, ViewKind, Warning, WarningKind,
+};

@@ -58,8 +58,8 @@ impl ToolName {
 /// The tool's parameter names: an object with any of them is the
 /// arguments object itself. After the write's own come those of
 /// `write_many`, `revert`, `checkpoint`, the host's `journal` requests and
-/// the edits (`Edit`, `MultiEdit`, `edit_file`).
-pub const PARAMETERS: [&str; 22] = [
+/// the edits (`Edit`, `MultiEdit`, `edit_file`), and `view`'s range.
+pub const PARAMETERS: [&str; 23] = [
     "path",
     "content",
     "dry_run",
@@ -82,6 +82,7 @@ pub const PARAMETERS: [&str; 22] = [
     "replace_all",
     "edits",
     "patch",
+    "view_range",
 ];
 
 /// The names of the journal's requests (`docs/contract.md#journal`),
@@ -104,6 +105,12 @@ pub const EDIT_FILE: &str = "edit_file";
 /// A patch of several files, in the format OpenAI's models emit for
 /// `apply_patch` (`docs/contract.md#patch`).
 pub const APPLY_PATCH: &str = "apply_patch";
+/// Show a file's lines or a directory's entries, changing nothing
+/// (`docs/contract.md#view`).
+pub const VIEW: &str = "view";
+/// `view` under the name and parameters of Claude Code's `Read`
+/// (`file_path`, `offset`, `limit`).
+pub const READ: &str = "Read";
 
 /// The request shapes, as a message names them for a caller that sent
 /// none of them.

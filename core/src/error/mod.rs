@@ -9,7 +9,8 @@
 //! that every other module can build its errors here without a circle.
 //! The constructors are grouped by what failed: where a call may write
 //! (`path`), the file and its content (`content`), the journal
-//! (`journal`); the general ones are here.
+//! (`journal`), what `view` does not show (`view`); the general ones are
+//! here.
 
 use std::fmt;
 use std::io;
@@ -20,6 +21,7 @@ use write_tool_wire::{Envelope, messages};
 mod content;
 mod journal;
 mod path;
+mod view;
 
 /// What went wrong, for code that decides by it (as [`io::ErrorKind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,6 +85,10 @@ pub enum ErrorKind {
     RevertConflict,
     /// A saved content is missing or no longer what was saved.
     SavedAltered,
+    /// `view`: nothing is at the path.
+    Missing,
+    /// `view`: a file the tool does not show (it has other hard links).
+    NotShown,
     /// Another I/O failure.
     Io,
     /// A host or runtime failure with no better kind.
@@ -103,10 +109,14 @@ impl ErrorKind {
             | K::ParentNotDirectory
             | K::Unencodable
             | K::Placeholder
-            | K::NoSuchChange => ErrorCode::InvalidParam,
-            K::OutsideRoot | K::NotAllowed | K::LinkLoop | K::Protected | K::NotRegularFile => {
-                ErrorCode::AccessDenied
-            }
+            | K::NoSuchChange
+            | K::Missing => ErrorCode::InvalidParam,
+            K::OutsideRoot
+            | K::NotAllowed
+            | K::LinkLoop
+            | K::Protected
+            | K::NotRegularFile
+            | K::NotShown => ErrorCode::AccessDenied,
             K::OsRefused | K::ReadOnlyRoot | K::HostRefused => ErrorCode::PermissionDenied,
             K::IsDirectory => ErrorCode::IsDirectory,
             K::Changed | K::Vanished | K::Exists | K::SharedFile | K::RevertConflict => {

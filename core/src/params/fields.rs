@@ -119,21 +119,7 @@ pub(super) fn fields(
         }
         Some(_) => return Err(wrong_type("expected_sha256", "a 64-digit hex string")),
     };
-    let encoding = match args.get("encoding") {
-        None => None,
-        Some(Value::String(label)) => Some(
-            encoding_rs::Encoding::for_label(label.trim().as_bytes())
-                .filter(|e| *e != encoding_rs::REPLACEMENT && *e != encoding_rs::X_USER_DEFINED)
-                .ok_or_else(|| {
-                    ToolError::invalid_param(format!(
-                        "Parameter 'encoding' must name an encoding (a WHATWG label such as \
-                         utf-8, windows-1252, shift_jis, gbk), not '{}'.",
-                        truncate(label, 64)
-                    ))
-                })?,
-        ),
-        Some(_) => return Err(wrong_type("encoding", "a string naming an encoding")),
-    };
+    let encoding = encoding(args)?;
     Ok(Request {
         tool,
         path,
@@ -147,6 +133,27 @@ pub(super) fn fields(
         report_sha256,
         encoding,
     })
+}
+
+/// The `encoding` parameter: the encoding the caller says the old file is
+/// in, `None` when absent.
+pub(super) fn encoding(
+    args: &Map<String, Value>,
+) -> Result<Option<&'static encoding_rs::Encoding>, ToolError> {
+    match args.get("encoding") {
+        None => Ok(None),
+        Some(Value::String(label)) => encoding_rs::Encoding::for_label(label.trim().as_bytes())
+            .filter(|e| *e != encoding_rs::REPLACEMENT && *e != encoding_rs::X_USER_DEFINED)
+            .map(Some)
+            .ok_or_else(|| {
+                ToolError::invalid_param(format!(
+                    "Parameter 'encoding' must name an encoding (a WHATWG label such as \
+                     utf-8, windows-1252, shift_jis, gbk), not '{}'.",
+                    truncate(label, 64)
+                ))
+            }),
+        Some(_) => Err(wrong_type("encoding", "a string naming an encoding")),
+    }
 }
 
 /// The boolean parameter `name`, `default` when absent.

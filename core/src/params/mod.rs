@@ -25,6 +25,7 @@ use crate::error::ToolError;
 mod edit;
 mod fields;
 mod journal;
+mod view;
 
 pub use edit::{EditRequest, PatchRequest, parse_patch};
 use edit::{edit, patch_request};
@@ -32,6 +33,7 @@ pub use fields::Request;
 use fields::{request_from, truncate};
 pub use journal::{JournalRequest, ManyRequest, RevertRequest, RevertTarget};
 use journal::{checkpoint, echo_many, journal, many, revert};
+pub use view::ViewRequest;
 
 /// Any request the tool takes (`docs/contract.md#requests`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +52,8 @@ pub enum Call {
     Edit(EditRequest),
     /// Apply a patch of several files.
     Patch(PatchRequest),
+    /// Show a file or directory, changing nothing.
+    View(ViewRequest),
 }
 
 /// Parse raw call input into any request the tool takes. Always returns
@@ -105,6 +109,8 @@ fn parse_named(args: Map<String, Value>, name: Option<String>) -> (Value, Result
             shapes::REVERT
         } else if has("checkpoint") && !has("content") {
             shapes::CHECKPOINT
+        } else if has("view_range") && !has("content") {
+            shapes::VIEW
         } else {
             ToolName::Write.as_str()
         }
@@ -133,6 +139,7 @@ fn parse_named(args: Map<String, Value>, name: Option<String>) -> (Value, Result
         shapes::EDIT | shapes::MULTI_EDIT | shapes::EDIT_FILE => {
             (echo(), edit(&args, &name).map(Call::Edit))
         }
+        shapes::VIEW | shapes::READ => (echo(), view::view(&args).map(Call::View)),
         other => match ToolName::parse(other) {
             Some(tool) => {
                 let (echo, result) = request_from(args, tool);
@@ -143,7 +150,7 @@ fn parse_named(args: Map<String, Value>, name: Option<String>) -> (Value, Result
                 Err(ToolError::invalid_param(format!(
                     "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file'), \
                      with 'Edit' ('MultiEdit', 'edit_file'), 'apply_patch', 'write_many', \
-                     'revert' and 'checkpoint'.",
+                     'revert', 'checkpoint' and 'view' ('Read').",
                     truncate(other, 64)
                 ))),
             ),

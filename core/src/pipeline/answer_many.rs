@@ -113,6 +113,7 @@ impl Group {
                 change_id: self.change_id.clone(),
                 files,
                 edits: Vec::new(),
+                view: None,
             }),
             text: self.text(),
             stats: Stats {

@@ -78,6 +78,7 @@ pub(super) fn checkpoint(
                 change_id: Some(record.id.clone()),
                 files: Vec::new(),
                 edits: Vec::new(),
+                view: None,
             }),
             text: format!(
                 "Checkpoint '{name}' set ({}): revert with {{\"to\": \"{name}\"}} undoes every \

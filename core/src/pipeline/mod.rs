@@ -26,7 +26,8 @@
 //! `patch.rs` prepare each file and commit them as one change; `revert.rs`
 //! plans a revert from the records and commits it the same way;
 //! `admin.rs` answers the host's own requests; `gc.rs` keeps the journal
-//! within its bounds.
+//! within its bounds; `view.rs` shows a file or directory through stages
+//! 1 and 2 and the format, and stops there.
 
 mod admin;
 mod answer_many;
@@ -43,6 +44,7 @@ mod lock;
 mod many;
 mod old;
 mod outcome;
+mod page;
 mod patch;
 mod place;
 mod prepare;
@@ -53,6 +55,7 @@ mod single;
 mod stage;
 mod target;
 mod text;
+mod view;
 
 use std::time::Instant;
 
@@ -61,7 +64,7 @@ use write_tool_wire::envelope::{Envelope, elapsed_ms};
 pub use config::Config;
 
 use crate::params::{
-    Call, EditRequest, ManyRequest, PatchRequest, Request, RevertRequest, RevertTarget,
+    Call, EditRequest, ManyRequest, PatchRequest, Request, RevertRequest, RevertTarget, ViewRequest,
 };
 use crate::roots::Roots;
 use prepare::Source;
@@ -87,6 +90,7 @@ pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
         Ok(Call::Checkpoint(name)) => checkpoint::checkpoint(roots, &name, echo, config, start),
         Ok(Call::Journal(request)) => admin::answer(roots, &request, echo, config, start),
         Ok(Call::Patch(request)) => patch::answer(roots, &request, echo, config, start),
+        Ok(Call::View(request)) => view::answer(roots, &request, echo, config, start),
         Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
     };
     // A person's own commands answer in full (a script reads their
@@ -176,6 +180,16 @@ pub fn apply_patch(roots: &Roots, request: &PatchRequest, config: &Config) -> En
     let start = Instant::now();
     let echo = serde_json::json!({"dry_run": request.dry_run});
     patch::answer(roots, request, echo, config, start)
+}
+
+/// Show a file or directory through the typed interface (`view`).
+pub fn view(roots: &Roots, request: &ViewRequest, config: &Config) -> Envelope {
+    let start = Instant::now();
+    let echo = serde_json::json!({
+        "path": request.path,
+        "view_range": [request.first, request.last.map_or(-1, |l| i64::try_from(l).unwrap_or(-1))],
+    });
+    view::answer(roots, request, echo, config, start)
 }
 
 /// Edit a file through the typed interface (`edit`).

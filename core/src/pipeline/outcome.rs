@@ -185,6 +185,7 @@ impl Outcome {
                         repaired: m.repairs.iter().map(|r| r.name().to_owned()).collect(),
                     })
                     .collect(),
+                view: None,
             }),
             text,
             stats: Stats {

@@ -61,6 +61,27 @@ impl Target<'_> {
         create_only: bool,
         config: &Config,
     ) -> Result<(), ToolError> {
+        self.check_place(config)?;
+        let dir_only = self.rel.dir_only();
+        match self.resolved.kind {
+            TargetKind::Missing if dir_only => Err(ToolError::slash_but_nothing_there()),
+            TargetKind::File if dir_only => Err(ToolError::slash_but_a_file()),
+            // A shared file's size is not the caller's to learn.
+            TargetKind::File if create_only => Err(ToolError::exists(
+                &self.display,
+                self.resolved.len.filter(|_| !self.resolved.shared()),
+            )),
+            TargetKind::Directory => Err(ToolError::is_directory()),
+            TargetKind::Other => Err(ToolError::not_regular_file()),
+            TargetKind::Missing | TargetKind::File => Ok(()),
+        }
+    }
+
+    /// Refuse a place the tool does not touch, whatever is there: a name
+    /// reached through a link that no request could give, a temp file's
+    /// name, a protected place. `view` shows only what passes, as a write
+    /// changes only what passes.
+    pub(super) fn check_place(&self, config: &Config) -> Result<(), ToolError> {
         let resolved = &self.resolved;
         // A link may lead to a name no request could give (a control
         // character, a backslash): the journal records the name reached,
@@ -99,19 +120,7 @@ impl Target<'_> {
         {
             return Err(ToolError::protected());
         }
-        let dir_only = self.rel.dir_only();
-        match self.resolved.kind {
-            TargetKind::Missing if dir_only => Err(ToolError::slash_but_nothing_there()),
-            TargetKind::File if dir_only => Err(ToolError::slash_but_a_file()),
-            // A shared file's size is not the caller's to learn.
-            TargetKind::File if create_only => Err(ToolError::exists(
-                &self.display,
-                self.resolved.len.filter(|_| !self.resolved.shared()),
-            )),
-            TargetKind::Directory => Err(ToolError::is_directory()),
-            TargetKind::Other => Err(ToolError::not_regular_file()),
-            TargetKind::Missing | TargetKind::File => Ok(()),
-        }
+        Ok(())
     }
 }
 

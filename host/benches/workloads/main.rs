@@ -34,8 +34,9 @@
 //! with competing processes spinning), `-- edits` (edits against writes of
 //! the same result), `-- density` (many `serve` processes at once, as a
 //! node of sandboxes runs them), `-- memory` (the sidecar's peak under
-//! the largest requests its settings admit) and `-- tokens` (what a model
-//! pays to read each kind of answer, against two peers' answers).
+//! the largest requests its settings admit), `-- tokens` (what a model
+//! pays to read each kind of answer, against two peers' answers) and
+//! `-- view` (a view of 1 MiB against W5).
 
 #![allow(clippy::print_stdout, reason = "a bench binary reports on stdout")]
 
@@ -52,6 +53,7 @@ mod memory;
 mod modes;
 mod startup;
 mod tokens;
+mod view;
 
 use busy::{SPIN, busy, spin};
 use corpus::*;
@@ -61,6 +63,7 @@ use memory::memory;
 use modes::*;
 use startup::startup;
 use tokens::tokens;
+use view::view;
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -142,6 +145,10 @@ fn main() {
     }
     if filter == ["memory"] {
         memory(cache.path());
+        return;
+    }
+    if filter == ["view"] {
+        view(cache.path());
         return;
     }
     if let Some(baseline) = std::env::var_os("WRITE_TOOL_BENCH_BASELINE") {

@@ -93,6 +93,25 @@ pub(crate) fn edit(
     logged(&envelope, "edit", started, pretty)
 }
 
+/// `write-tool view PATH`: a file's lines or a directory's entries.
+pub(crate) fn view(
+    tool: &WriteTool,
+    root: &Root,
+    path: &str,
+    from: Option<u64>,
+    to: Option<u64>,
+    pretty: bool,
+) -> anyhow::Result<u8> {
+    let started = std::time::Instant::now();
+    let range = json!([from.unwrap_or(1), to.map_or(json!(-1), |to| json!(to))]);
+    let arguments = json!({"path": path, "view_range": range});
+    let envelope = tool.call_as_person(
+        root,
+        &json!({"name": "view", "arguments": arguments}).to_string(),
+    );
+    logged(&envelope, "view", started, pretty)
+}
+
 /// Log the call, print its envelope and say the exit code.
 fn logged(
     envelope: &str,

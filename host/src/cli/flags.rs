@@ -361,6 +361,7 @@ impl Cli {
                 self.command,
                 Command::Write { .. }
                     | Command::Edit { .. }
+                    | Command::View { .. }
                     | Command::Call
                     | Command::WriteMany { .. }
                     | Command::Patch { .. }

@@ -57,6 +57,19 @@ pub(crate) enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Show a file's lines, numbered as `cat -n` numbers them, or a
+    /// directory's entries two levels deep; change nothing.
+    View {
+        /// Path relative to the root ('.' for the root itself).
+        path: String,
+        /// The first line to show, from 1.
+        #[arg(long, value_name = "LINE", value_parser = clap::value_parser!(u64).range(1..))]
+        from: Option<u64>,
+        /// The last line to show (default: to the end, at most 2,000 lines
+        /// per answer).
+        #[arg(long, value_name = "LINE", value_parser = clap::value_parser!(u64).range(1..))]
+        to: Option<u64>,
+    },
     /// Apply a patch read from stdin ('*** Begin Patch' ... '*** End
     /// Patch', the apply_patch format), all files or none.
     Patch {
@@ -119,8 +132,8 @@ pub(crate) enum Command {
         metrics: bool,
     },
     /// Serve the tool over the Model Context Protocol on stdin/stdout
-    /// (tools `Write`, `write_file`, `Edit`, `edit_file`, `apply_patch`, and
-    /// the journal's). Without --root, the client's roots are the allowed
+    /// (tools `Write`, `write_file`, `Edit`, `edit_file`, `apply_patch`,
+    /// `view`, and the journal's). Without --root, the client's roots are the allowed
     /// roots when it offers some.
     Mcp,
     /// Write the WebAssembly component this binary runs, for other hosts

@@ -44,7 +44,7 @@ pub(super) fn result(envelope: String) -> CallToolResult {
 }
 
 /// `Write` from the component's definition, `write_file`, `Edit`,
-/// `edit_file` and `apply_patch` (the component's too), `write_many`,
+/// `edit_file`, `apply_patch` and `view` (the component's too), `write_many`,
 /// and — unless the host keeps them from the model — `revert` and
 /// `checkpoint` (`docs/contract.md#journal`).
 pub(super) fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<Tool>> {
@@ -111,7 +111,7 @@ fn write_file() -> Tool {
     .annotate(writes("Write file (write_file)"))
 }
 
-/// The edits, as the component defines them for a model.
+/// The edits and `view`, as the component defines them for a model.
 fn edits(definition: &Value) -> impl Iterator<Item = Tool> + '_ {
     definition
         .get("tools")
@@ -120,10 +120,17 @@ fn edits(definition: &Value) -> impl Iterator<Item = Tool> + '_ {
         .flatten()
         .filter_map(|t| {
             let name = t["name"].as_str()?;
-            let title = match name {
-                "Edit" => "Edit file",
-                "edit_file" => "Edit file (edit_file)",
-                "apply_patch" => "Apply a patch",
+            let annotations = match name {
+                "Edit" => writes("Edit file").idempotent(false),
+                "edit_file" => writes("Edit file (edit_file)").idempotent(false),
+                "apply_patch" => writes("Apply a patch").idempotent(false),
+                // Plan modes and read-only approval modes admit exactly
+                // the tools that say this (`docs/contract.md#view`).
+                "view" => ToolAnnotations::with_title("View a file or directory")
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(true)
+                    .open_world(false),
                 _ => return None,
             };
             let description = t["description"].as_str().unwrap_or_default().to_owned();
@@ -132,7 +139,7 @@ fn edits(definition: &Value) -> impl Iterator<Item = Tool> + '_ {
             };
             Some(
                 Tool::new(name.to_owned(), description, Arc::new(schema.clone()))
-                    .annotate(writes(title).idempotent(false)),
+                    .annotate(annotations),
             )
         })
 }

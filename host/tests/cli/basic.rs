@@ -101,6 +101,38 @@ fn an_error_envelope_exits_one() {
 }
 
 #[test]
+fn view_shows_lines_and_entries_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    let out = run(
+        &["--root", &root, "view", "a.txt", "--from", "2", "--to", "3"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let env = envelope(&out);
+    assert_eq!(env["status"], "success");
+    assert_eq!(
+        env["text"],
+        "'a.txt', lines 2-3 of 3:\n     2\ttwo\n     3\tthree"
+    );
+    assert_eq!(env["data"]["view"]["lines"], json!([2, 3]));
+    let out = run(&["--root", &root, "view", "."], b"");
+    assert_eq!(
+        envelope(&out)["text"],
+        "'.': 1 entry, two levels deep (hidden ones left out):\na.txt"
+    );
+    let out = run(&["--root", &root, "view", "none.txt"], b"");
+    assert_eq!(out.status.code(), Some(1), "an error envelope");
+    assert_eq!(envelope(&out)["error"]["code"], "INVALID_PARAM");
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["a.txt"], "nothing but the file");
+}
+
+#[test]
 fn write_flags_for_create_only_and_content_as_given() {
     let dir = tempfile::tempdir().unwrap();
     let root = root_arg(dir.path());

@@ -3,7 +3,7 @@
 Usage: mcp_client.py WRITE_TOOL ROOT
 
 Initializes, lists the tools, calls Write (create, update, dry run, an
-error, 12 MiB of content) and write_file, and checks the answers. The Rust
+error, 12 MiB of content), view and write_file, and checks the answers. The Rust
 test that runs this checks the files on disk.
 """
 
@@ -43,15 +43,19 @@ async def main(binary, root):
             assert init.capabilities.tools is not None
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"Write", "write_file", "Edit", "edit_file", "apply_patch", "write_many", "revert", "checkpoint"}, set(tools)
+            assert set(tools) == {"Write", "write_file", "Edit", "edit_file", "apply_patch", "view", "write_many", "revert", "checkpoint"}, set(tools)
             write = tools["Write"]
             assert write.input_schema["required"] == ["path", "content"], write.input_schema
             assert "dry_run" in write.input_schema["properties"]
             for tool in tools.values():
                 hints = tool.annotations
+                # Plan modes admit exactly the tools that declare
+                # readOnlyHint: view, and nothing that writes.
+                looks = tool.name == "view"
+                assert hints.read_only_hint is looks, hints
                 writes = tool.name in ("Write", "write_file", "write_many")
-                assert hints.destructive_hint is (tool.name != "checkpoint"), hints
-                assert hints.idempotent_hint is writes, hints
+                assert hints.destructive_hint is not (tool.name == "checkpoint" or looks), hints
+                assert hints.idempotent_hint is (writes or looks), hints
                 assert hints.open_world_hint is False, hints
 
             env = envelope(await session.call_tool("Write", {"path": "src/a.txt", "content": "one\n"}))
@@ -73,6 +77,19 @@ async def main(binary, root):
             assert env["status"] == "success", env
             with open(f"{root}/src/a.txt") as f:
                 assert f.read() == "one\ntwo\n"
+
+            # A look through the read-only tool: numbered lines, and the
+            # base a write passes back, in the text block too.
+            env = envelope(await session.call_tool("view", {"path": "src/a.txt"}))
+            assert env["status"] == "success", env
+            assert env["text"] == "'src/a.txt', lines 1-2 of 2:\n     1\tone\n     2\ttwo", env
+            assert "applied" not in env["data"], env
+            view = env["data"]["view"]
+            assert (view["kind"], view["lines"], view["total"]) == ("file", [1, 2], 2), view
+            text = (await session.call_tool("view", {"path": "src/a.txt"})).content[0].text
+            assert f"expected_sha256: {view['base']}" in text, text
+            env = envelope(await session.call_tool("Write", {"path": "src/a.txt", "content": "one\ntwo\n", "expected_sha256": view["base"]}))
+            assert env["status"] == "success", env
 
             env = envelope(await session.call_tool("Write", {"path": "dry.txt", "content": "x\n", "dry_run": True}))
             assert env["status"] == "partial" and env["data"]["applied"] is False, env

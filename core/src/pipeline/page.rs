@@ -1,0 +1,198 @@
+//! What `view` shows, as text (`docs/contract.md#view`): a file's lines
+//! numbered as `cat -n` numbers them, which is the form models are trained
+//! to read and to quote back, and a directory's entries — each bounded so
+//! that one answer stays well inside what a client puts before a model.
+
+/// Most lines one answer shows (Claude Code's `Read` shows as many).
+pub(super) const MAX_LINES: u64 = 2_000;
+/// Most characters of numbered lines one answer shows: under the 40,000
+/// of an MCP text block (`host/src/mcp/tools.rs`), so that nothing cuts
+/// the answer but the tool, which says where to go on.
+pub(super) const MAX_CHARS: usize = 32_000;
+/// Most characters shown of one line; a longer one is cut with a mark.
+pub(super) const MAX_LINE_CHARS: usize = 2_000;
+/// Most entries of a directory one answer lists.
+pub(super) const MAX_ENTRIES: usize = 1_000;
+
+/// One page of a file's lines.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Page {
+    /// The numbered lines, each ending in `\n`.
+    pub(super) body: String,
+    /// The first and last line shown; `None` when none was.
+    pub(super) lines: Option<[u64; 2]>,
+    /// The file's lines.
+    pub(super) total: u64,
+    /// The first line asked for and not shown, when the page stopped short.
+    pub(super) next: Option<u64>,
+    /// The last line asked for (the file's last when the range ran past it).
+    pub(super) until: u64,
+}
+
+/// The range starts after the file's last line.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct PastEnd {
+    /// The file's lines.
+    pub(super) total: u64,
+}
+
+/// How many lines `text` has: a last line without a line break counts.
+pub(super) fn count_lines(text: &str) -> u64 {
+    let breaks = text.bytes().filter(|&b| b == b'\n').count() as u64;
+    breaks + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// Lines `first` to `last` (to the end when `None`) of `text`, numbered,
+/// at most [`MAX_LINES`] and [`MAX_CHARS`]. A line's ending is not shown
+/// (the answer names the file's), nor a line's characters past
+/// [`MAX_LINE_CHARS`].
+pub(super) fn number(text: &str, first: u64, last: Option<u64>) -> Result<Page, PastEnd> {
+    let total = count_lines(text);
+    if first > total && total > 0 {
+        return Err(PastEnd { total });
+    }
+    let until = last.map_or(total, |last| last.min(total));
+    let mut body = String::new();
+    let mut chars = 0;
+    let mut shown = None;
+    let mut next = None;
+    for (n, line) in (1..)
+        .zip(text.split('\n'))
+        .take(usize::try_from(until).unwrap_or(usize::MAX))
+    {
+        if n < first {
+            continue;
+        }
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let numbered = numbered(n, line);
+        let len = numbered.chars().count();
+        let count = shown.map_or(0, |[from, _]: [u64; 2]| n - from);
+        if shown.is_some() && (count >= MAX_LINES || chars + len > MAX_CHARS) {
+            next = Some(n);
+            break;
+        }
+        chars += len;
+        body.push_str(&numbered);
+        shown = Some([shown.map_or(n, |[from, _]| from), n]);
+    }
+    Ok(Page {
+        body,
+        lines: shown,
+        total,
+        next,
+        until,
+    })
+}
+
+/// One line as `cat -n` shows it: the number right-aligned in six columns,
+/// a tab, the line (cut past [`MAX_LINE_CHARS`], with a mark that says by
+/// how much).
+fn numbered(n: u64, line: &str) -> String {
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        None => format!("{n:>6}\t{line}\n"),
+        Some((at, _)) => {
+            let more = line[at..].chars().count();
+            format!(
+                "{n:>6}\t{}… [{more} more characters on this line]\n",
+                &line[..at]
+            )
+        }
+    }
+}
+
+/// The last line of a page that stopped short: which lines are left and
+/// the two ways to ask for them.
+pub(super) fn more(page: &Page) -> Option<String> {
+    let next = page.next?;
+    let end = if page.until == page.total {
+        "-1".to_owned()
+    } else {
+        page.until.to_string()
+    };
+    Some(format!(
+        "(Lines {next}-{} not shown, to keep the answer short: view_range [{next}, {end}] or \
+         offset {next} shows them.)",
+        page.until
+    ))
+}
+
+/// A directory's entries as shown: one per line, a directory's with a
+/// final `/`, at most [`MAX_ENTRIES`] and [`MAX_CHARS`]; and how many were
+/// left out.
+pub(super) fn list(entries: &[String]) -> (String, usize) {
+    let mut body = String::new();
+    for (i, entry) in entries.iter().enumerate() {
+        if i == MAX_ENTRIES || body.len() + entry.len() + 1 > MAX_CHARS {
+            return (body, entries.len() - i);
+        }
+        body.push_str(entry);
+        body.push('\n');
+    }
+    (body, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_numbered_as_cat_n_numbers_them() {
+        let page = number("a\r\nb\n\nd", 1, None).unwrap();
+        assert_eq!(page.body, "     1\ta\n     2\tb\n     3\t\n     4\td\n");
+        assert_eq!((page.lines, page.total, page.next), (Some([1, 4]), 4, None));
+        let page = number("a\nb\nc\n", 2, Some(2)).unwrap();
+        assert_eq!(page.body, "     2\tb\n");
+        assert_eq!((page.lines, page.total), (Some([2, 2]), 3));
+        let page = number("a\nb\n", 2, Some(90)).unwrap();
+        assert_eq!((page.lines, page.until), (Some([2, 2]), 2), "clamped");
+        assert_eq!(number("a\nb\n", 3, None), Err(PastEnd { total: 2 }));
+        let empty = number("", 1, None).unwrap();
+        assert_eq!(
+            (empty.lines, empty.total, empty.body.as_str()),
+            (None, 0, "")
+        );
+        assert_eq!(count_lines("a\nb"), 2);
+        assert_eq!(count_lines("a\nb\n"), 2);
+        assert_eq!(count_lines("\n"), 1);
+    }
+
+    #[test]
+    fn a_page_stops_at_its_bounds_and_says_how_to_go_on() {
+        let text = "a\n".repeat(5_000);
+        let page = number(&text, 1, None).unwrap();
+        assert_eq!(page.lines, Some([1, MAX_LINES]));
+        assert_eq!(page.next, Some(MAX_LINES + 1));
+        assert_eq!(
+            more(&page).unwrap(),
+            "(Lines 2001-5000 not shown, to keep the answer short: view_range [2001, -1] or \
+             offset 2001 shows them.)"
+        );
+        let page = number(&text, 10, Some(4_000)).unwrap();
+        assert_eq!(page.next, Some(2_010));
+        assert!(more(&page).unwrap().contains("view_range [2010, 4000]"));
+
+        let wide: String = (0..100)
+            .map(|_| format!("{}\n", "x".repeat(1_000)))
+            .collect();
+        let page = number(&wide, 1, None).unwrap();
+        assert!(page.body.chars().count() <= MAX_CHARS);
+        let [_, last] = page.lines.unwrap();
+        assert_eq!(page.next, Some(last + 1));
+        assert_eq!(last, 31, "31 lines of 1,008 characters fit");
+
+        let long = "y".repeat(MAX_LINE_CHARS + 5);
+        let page = number(&long, 1, None).unwrap();
+        assert!(page.body.ends_with("… [5 more characters on this line]\n"));
+        assert_eq!(page.next, None);
+        assert_eq!(more(&page), None);
+    }
+
+    #[test]
+    fn a_listing_stops_at_its_bounds() {
+        let entries: Vec<String> = (0..1_500).map(|n| format!("f{n}")).collect();
+        let (body, left) = list(&entries);
+        assert_eq!((body.lines().count(), left), (MAX_ENTRIES, 500));
+        let (body, left) = list(&entries[..2]);
+        assert_eq!((body.as_str(), left), ("f0\nf1\n", 0));
+    }
+}

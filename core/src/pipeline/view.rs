@@ -1,0 +1,331 @@
+//! `view`: a file's lines or a directory's entries, through the write's
+//! own first stages (`docs/contract.md#view`) — resolve, the protected
+//! places, the hard-link rule, the size limit, the format — and nothing
+//! after them: a view changes nothing and records nothing.
+
+use std::time::Instant;
+
+use serde_json::Value;
+use write_tool_wire::envelope::{Context, Data, Stats, WriteStats, elapsed_ms};
+use write_tool_wire::request::ToolName;
+use write_tool_wire::{Envelope, Form, Operation, Status, View, ViewKind};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::format::{self, TextEncoding};
+use crate::fs::{Dir, TargetKind, sys::Kind, temps::is_temp_name};
+use crate::params::ViewRequest;
+use crate::roots::Roots;
+
+use super::config::Config;
+use super::page::{self, Page, PastEnd};
+use super::target::{self, Target};
+use super::{lock, old};
+
+/// Answer a view.
+pub(super) fn answer(
+    roots: &Roots,
+    request: &ViewRequest,
+    echo: Value,
+    config: &Config,
+    start: Instant,
+) -> Envelope {
+    let mut resolved = None;
+    match run(roots, request, config, &mut resolved) {
+        Ok(shown) => shown.into_envelope(echo, elapsed_ms(start), resolved),
+        Err(err) => err.into_envelope(elapsed_ms(start), echo, resolved),
+    }
+}
+
+/// What a view found.
+struct Shown {
+    text: String,
+    view: View,
+    format: Option<(TextEncoding, Option<format::LineEnding>)>,
+    lock: Option<write_tool_wire::LockValues>,
+    size: u64,
+    /// The answer stopped before the end of what was asked.
+    cut: bool,
+}
+
+impl Shown {
+    fn into_envelope(self, echo: Value, time_ms: u64, resolved: Option<String>) -> Envelope {
+        let (encoding, line_endings) = self.format.unwrap_or((TextEncoding::PLAIN, None));
+        let status = if self.cut {
+            Status::Partial
+        } else {
+            Status::Success
+        };
+        Envelope {
+            status,
+            data: Some(Data {
+                applied: false,
+                operation: Operation::View,
+                diff_preview: String::new(),
+                diff_truncated: false,
+                encoding: encoding.name(),
+                bom: encoding.bom(),
+                line_endings: line_endings.map(|e| e.name().to_owned()),
+                lock: self.lock,
+                warnings: Vec::new(),
+                change_id: None,
+                files: Vec::new(),
+                edits: Vec::new(),
+                view: Some(self.view),
+            }),
+            text: self.text,
+            stats: Stats {
+                time_ms,
+                write: Some(WriteStats {
+                    bytes_written: 0,
+                    original_size: self.size,
+                    new_size: self.size,
+                    lines_added: 0,
+                    lines_removed: 0,
+                }),
+            },
+            context: Context {
+                params_input: echo,
+                path_resolved: resolved,
+                ..Context::default()
+            },
+            error: None,
+            form: Form::Compact,
+        }
+    }
+}
+
+/// Resolve, check and show.
+fn run(
+    roots: &Roots,
+    request: &ViewRequest,
+    config: &Config,
+    resolved: &mut Option<String>,
+) -> Result<Shown, ToolError> {
+    // Paths as Anthropic's text editor sends them (absolute, under a
+    // root) are taken, as `write_file` takes them.
+    let target = match target::resolve(roots, ToolName::WriteFile, &request.path) {
+        Ok(target) => target,
+        Err(err) if err.kind() == ErrorKind::IsDirectory => {
+            let Some((dir, prefix)) = roots.root_named(&request.path) else {
+                return Err(err);
+            };
+            let shown = prefix.map_or_else(|| ".".to_owned(), str::to_owned);
+            *resolved = Some(shown.clone());
+            return directory(dir, &[], prefix, &shown, config);
+        }
+        Err(err) => return Err(err),
+    };
+    *resolved = Some(target.display.clone());
+    target.check_place(config)?;
+    let kind = target.resolved.kind;
+    let dir_only = target.rel.dir_only();
+    match kind {
+        TargetKind::Missing => Err(ToolError::nothing_to_view(&target.display)),
+        TargetKind::File if dir_only => Err(ToolError::slash_but_a_file()),
+        TargetKind::Other => Err(ToolError::not_regular_file()),
+        TargetKind::Directory => {
+            let dir = target
+                .root
+                .open_dir_at(&target.resolved.display())
+                .map_err(|e| crate::fs::io_error(&e, "opening the directory"))?;
+            directory(
+                &dir,
+                &target.resolved.names,
+                target.prefix,
+                &target.display,
+                config,
+            )
+        }
+        TargetKind::File => file(&target, request, config),
+    }
+}
+
+/// A file's lines.
+fn file(target: &Target<'_>, request: &ViewRequest, config: &Config) -> Result<Shown, ToolError> {
+    let display = &target.display;
+    if target.resolved.shared() {
+        return Err(ToolError::shared_file_view(display));
+    }
+    let limit = config.max_content_bytes;
+    let existing = match old::read(target, config) {
+        Ok(Some(existing)) => existing,
+        Ok(None) => return Err(ToolError::nothing_to_view(display)),
+        Err(err) if err.kind() == ErrorKind::ExistingTooLarge => {
+            let len = target.resolved.len.unwrap_or_default();
+            return Err(ToolError::too_large_to_view(display, len, limit));
+        }
+        Err(err) => return Err(err),
+    };
+    let bytes = &existing.bytes;
+    let size = bytes.len() as u64;
+    let lock = Some(lock::values(
+        bytes,
+        existing.modified,
+        request.report_sha256,
+    ));
+    let base = Some(lock::sha256_hex(bytes));
+    let plan = format::plan(Some(bytes), true, request.encoding)
+        .map_err(|e| ToolError::not_in_encoding(&TextEncoding::Legacy(e.0).name()))?;
+    if plan.old_not_text {
+        return Ok(Shown {
+            text: format!(
+                "'{display}' is not text in any encoding the tool knows ({size} bytes); it is \
+                 not shown."
+            ),
+            view: View {
+                kind: ViewKind::Binary,
+                lines: None,
+                total: 0,
+                next_line: None,
+                base,
+            },
+            format: None,
+            lock,
+            size,
+            cut: false,
+        });
+    }
+    let page = page::number(&plan.old_text, request.first, request.last).map_err(
+        |PastEnd { total }| {
+            ToolError::invalid_param(format!(
+                "'{display}' has {total} lines; the view starts at line {}. Give a first \
+                 line from 1 to {total}.",
+                request.first
+            ))
+        },
+    )?;
+    let text = file_text(display, &page, plan.encoding, plan.line_endings);
+    Ok(Shown {
+        text,
+        view: View {
+            kind: ViewKind::File,
+            lines: page.lines,
+            total: page.total,
+            next_line: page.next,
+            base,
+        },
+        format: Some((plan.encoding, plan.line_endings)),
+        lock,
+        size,
+        cut: page.next.is_some(),
+    })
+}
+
+/// A file's answer: a first line naming what is shown (and the format,
+/// where it is not plain UTF-8 with `\n`), the numbered lines, and a last
+/// one on how to see more.
+fn file_text(
+    display: &str,
+    page: &Page,
+    encoding: TextEncoding,
+    endings: Option<format::LineEnding>,
+) -> String {
+    let mut notes = Vec::new();
+    if encoding != TextEncoding::PLAIN {
+        notes.push(encoding.name());
+        if encoding.bom() {
+            notes.push("byte-order mark".to_owned());
+        }
+    }
+    if let Some(endings) = endings.filter(|e| *e != format::LineEnding::Lf) {
+        notes.push(endings.name().to_ascii_uppercase());
+    }
+    let format = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join(", "))
+    };
+    let mut text = match page.lines {
+        None => format!("'{display}' is empty{format}.\n"),
+        Some([first, last]) => format!(
+            "'{display}', lines {first}-{last} of {}{format}:\n",
+            page.total
+        ),
+    };
+    text.push_str(&page.body);
+    if let Some(more) = page::more(page) {
+        text.push_str(&more);
+    }
+    text.truncate(text.trim_end_matches('\n').len());
+    text
+}
+
+/// A directory's entries, two levels deep: hidden ones (a name starting
+/// with `.`), the protected places and the tool's temp files left out,
+/// and only real directories entered (a link to one is listed, not
+/// followed). `names` is where `dir` is below the root.
+fn directory(
+    dir: &Dir,
+    names: &[String],
+    prefix: Option<&str>,
+    display: &str,
+    config: &Config,
+) -> Result<Shown, ToolError> {
+    let listed = |dir: &Dir| {
+        dir.names(|name| !name.starts_with('.') && !is_temp_name(name))
+            .map_err(|e| crate::fs::io_error(&e, "listing the directory"))
+    };
+    let shown_path = |rel: &[&str]| {
+        let mut path: Vec<&str> = names.iter().map(String::as_str).collect();
+        path.extend_from_slice(rel);
+        let joined = path.join("/");
+        prefix.map_or_else(|| joined.clone(), |p| format!("{p}/{joined}"))
+    };
+    let protected = |rel: &[&str]| {
+        let mut path = names.to_vec();
+        path.extend(rel.iter().map(|s| (*s).to_owned()));
+        config.protection.check(&path, false).is_err()
+    };
+    let mut top = listed(dir)?;
+    top.sort();
+    let mut entries = Vec::new();
+    for name in &top {
+        if protected(&[name]) {
+            continue;
+        }
+        if dir.stat_at(name).is_ok_and(|s| s.kind == Kind::Directory) {
+            entries.push(format!("{}/", shown_path(&[name])));
+            let Ok(sub) = dir.open_dir_at(name) else {
+                continue;
+            };
+            let mut inner = listed(&sub).unwrap_or_default();
+            inner.sort();
+            for child in inner {
+                if protected(&[name, &child]) {
+                    continue;
+                }
+                let is_dir = sub.stat_at(&child).is_ok_and(|s| s.kind == Kind::Directory);
+                let slash = if is_dir { "/" } else { "" };
+                entries.push(format!("{}{slash}", shown_path(&[name, &child])));
+            }
+        } else {
+            entries.push(shown_path(&[name]));
+        }
+    }
+    let (body, left) = page::list(&entries);
+    let shown = entries.len() - left;
+    let noun = if shown == 1 { "entry" } else { "entries" };
+    let mut text =
+        format!("'{display}': {shown} {noun}, two levels deep (hidden ones left out):\n{body}");
+    if left > 0 {
+        text.push_str(&format!(
+            "({left} more not shown, to keep the answer short: view one of the directories \
+             above to see its entries.)"
+        ));
+    }
+    text.truncate(text.trim_end_matches('\n').len());
+    Ok(Shown {
+        text,
+        view: View {
+            kind: ViewKind::Directory,
+            lines: None,
+            total: entries.len() as u64,
+            next_line: None,
+            base: None,
+        },
+        format: None,
+        lock: None,
+        size: 0,
+        cut: left > 0,
+    })
+}

@@ -1,0 +1,266 @@
+//! `view` (`docs/contract.md#view`): a file's lines numbered as `cat -n`
+//! numbers them, paging, a directory's entries, files that are not text —
+//! and the write's rules (the root, protected places, hard links, the size
+//! limit) holding for what is shown, with nothing on disk or in the
+//! journal changed by a look.
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use write_tool::{Options, WriteTool};
+
+use crate::support::{Project, decode, options, tool};
+
+fn sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn a_file_is_shown_numbered_with_its_format_its_lock_and_its_base() {
+    let p = Project::journaled();
+    let bytes = b"fn main() {\r\n    println!(\"hi\");\r\n}\r\n";
+    p.write("src/main.rs", bytes);
+    let before = p.tree();
+    let env = p.call(json!({"name": "view", "arguments": {"path": "src/main.rs"}}));
+    env.assert_status("success");
+    assert_eq!(
+        env.text,
+        "'src/main.rs', lines 1-3 of 3 (CRLF):\n     1\tfn main() {\n     2\t    \
+         println!(\"hi\");\n     3\t}"
+    );
+    let data = env.data();
+    assert_eq!((data.operation.as_str(), data.applied), ("view", false));
+    assert_eq!(data.line_endings.as_deref(), Some("crlf"));
+    assert_eq!((data.encoding.as_str(), data.bom), ("utf-8", false));
+    let view = data.view.as_ref().expect("data.view");
+    assert_eq!(view.kind, "file");
+    assert_eq!(
+        (view.lines, view.total, view.next_line),
+        (Some([1, 3]), 3, None)
+    );
+    assert_eq!(view.base.as_deref(), Some(sha256(bytes).as_str()));
+    let lock = data.lock.as_ref().expect("lock values");
+    assert_eq!(lock.expected_size_bytes, bytes.len() as u64);
+    let size = bytes.len() as u64;
+    assert_eq!(env.stats.numbers(), (0, size, size, 0, 0));
+    assert_eq!(env.context.path_resolved.as_deref(), Some("src/main.rs"));
+    // A look changes nothing: not the file, not the journal beside it.
+    assert_eq!(p.tree(), before);
+}
+
+#[test]
+fn the_base_is_what_a_write_passes_back_to_change_only_the_version_seen() {
+    let p = Project::new();
+    p.write("a.txt", "one\n");
+    let env = p.call(json!({"name": "view", "arguments": {"path": "a.txt"}}));
+    let base = env.data().view.as_ref().unwrap().base.clone().unwrap();
+    let write = |content: &str| {
+        p.call(json!({"path": "a.txt", "content": content, "expected_sha256": base}))
+    };
+    write("two\n").assert_status("success");
+    // The base is now an older version's.
+    write("three\n").assert_error("CONFLICT");
+    assert_eq!(p.read_string("a.txt"), "two\n");
+}
+
+#[test]
+fn a_long_file_is_paged_and_every_shape_asks_for_the_next_page() {
+    let p = Project::new();
+    let text: String = (1..=3_000).map(|n| format!("l{n}\n")).collect();
+    p.write("long.txt", &text);
+    let env = p.call(json!({"name": "view", "arguments": {"path": "long.txt"}}));
+    env.assert_status("partial");
+    let view = env.data().view.clone().unwrap();
+    assert_eq!(
+        (view.lines, view.total, view.next_line),
+        (Some([1, 2_000]), 3_000, Some(2_001))
+    );
+    assert!(env.text.ends_with(
+        "  2000\tl2000\n(Lines 2001-3000 not shown, to keep the answer short: view_range \
+         [2001, -1] or offset 2001 shows them.)"
+    ));
+    // Anthropic's view_range, Claude Code's Read (offset, limit), and the
+    // arguments alone: the same page.
+    for request in [
+        json!({"name": "view", "arguments": {"path": "long.txt", "view_range": [2_001, -1]}}),
+        json!({"name": "Read", "arguments": {"file_path": "long.txt", "offset": 2_001, "limit": 1_000}}),
+        json!({"path": "long.txt", "view_range": [2_001, 3_000]}),
+    ] {
+        let env = p.call(request.clone());
+        env.assert_status("success");
+        let view = env.data().view.clone().unwrap();
+        assert_eq!(
+            (view.lines, view.next_line),
+            (Some([2_001, 3_000]), None),
+            "{request}"
+        );
+        assert!(
+            env.text
+                .starts_with("'long.txt', lines 2001-3000 of 3000:\n  2001\tl2001\n")
+        );
+        assert!(env.text.ends_with("  3000\tl3000"), "{request}");
+    }
+    let before = p.tree();
+    let env = p.call(
+        json!({"name": "view", "arguments": {"path": "long.txt", "view_range": [3_001, -1]}}),
+    );
+    env.assert_error("INVALID_PARAM");
+    assert_eq!(
+        env.text,
+        "'long.txt' has 3000 lines; the view starts at line 3001. Give a first line from 1 to 3000."
+    );
+    let env =
+        p.call(json!({"name": "view", "arguments": {"path": "long.txt", "view_range": [5, 2]}}));
+    env.assert_error("INVALID_PARAM");
+    assert_eq!(p.tree(), before);
+}
+
+#[test]
+fn a_directory_lists_two_levels_without_hidden_or_protected_entries() {
+    let p = Project::new();
+    p.write("README.md", "r\n");
+    p.write("src/lib.rs", "l\n");
+    p.write("src/deep/mod.rs", "m\n");
+    p.write("src/deep/deeper/x.rs", "x\n");
+    p.write(".env", "SECRET=1\n");
+    p.write(".git/config", "[core]\n");
+    p.write("src/.cache/c", "c\n");
+    p.symlink("../outside", "out");
+    let before = p.tree();
+    for path in [".", "./", "src/.."] {
+        let env = p.call(json!({"name": "view", "arguments": {"path": path}}));
+        env.assert_status("success");
+        assert_eq!(
+            env.text,
+            "'.': 5 entries, two levels deep (hidden ones left out):\nREADME.md\nout\nsrc/\n\
+             src/deep/\nsrc/lib.rs",
+            "{path:?}"
+        );
+        let view = env.data().view.clone().unwrap();
+        assert_eq!(
+            (view.kind.as_str(), view.total, view.base),
+            ("directory", 5, None)
+        );
+    }
+    let env = p.call(json!({"name": "view", "arguments": {"path": "src/deep"}}));
+    assert_eq!(
+        env.text,
+        "'src/deep': 3 entries, two levels deep (hidden ones left out):\nsrc/deep/deeper/\n\
+         src/deep/deeper/x.rs\nsrc/deep/mod.rs"
+    );
+    assert_eq!(p.tree(), before);
+}
+
+#[test]
+fn a_file_that_is_not_text_is_described_not_shown() {
+    let p = Project::new();
+    let bytes: Vec<u8> = (0..=255u8).cycle().take(4_096).collect();
+    p.write("blob.bin", &bytes);
+    let env = p.call(json!({"name": "view", "arguments": {"path": "blob.bin"}}));
+    env.assert_status("success");
+    assert_eq!(
+        env.text,
+        "'blob.bin' is not text in any encoding the tool knows (4096 bytes); it is not shown."
+    );
+    let view = env.data().view.clone().unwrap();
+    assert_eq!((view.kind.as_str(), view.lines), ("binary", None));
+    assert_eq!(view.base.as_deref(), Some(sha256(&bytes).as_str()));
+}
+
+#[test]
+fn a_file_in_another_encoding_is_shown_as_text_and_says_which() {
+    let p = Project::new();
+    let mut bytes = vec![0xFF, 0xFE];
+    for unit in "héllo\nwörld\n".encode_utf16() {
+        bytes.extend_from_slice(&unit.to_le_bytes());
+    }
+    p.write("u16.txt", &bytes);
+    let env = p.call(json!({"name": "view", "arguments": {"path": "u16.txt"}}));
+    assert_eq!(
+        env.text,
+        "'u16.txt', lines 1-2 of 2 (utf-16le, byte-order mark):\n     1\théllo\n     2\twörld"
+    );
+    assert_eq!(
+        (env.data().encoding.as_str(), env.data().bom),
+        ("utf-16le", true)
+    );
+}
+
+#[test]
+fn a_view_shows_only_what_a_write_may_change() {
+    let p = Project::new();
+    p.write(".git/config", "[core]\n");
+    p.symlink("../outside/secret.txt", "leak.txt");
+    p.write("f.txt", "x\n");
+    std::fs::hard_link(p.base().join("outside/secret.txt"), p.path("hard.txt")).expect("link");
+    let before = p.tree();
+    let canary = std::fs::read_to_string(p.base().join("outside/secret.txt")).unwrap();
+    for (path, code, words) in [
+        (
+            "../outside/secret.txt",
+            "ACCESS_DENIED",
+            "within project root",
+        ),
+        ("leak.txt", "ACCESS_DENIED", ""),
+        (".git/config", "ACCESS_DENIED", "protected"),
+        ("hard.txt", "ACCESS_DENIED", "other hard links"),
+        ("nothing/here.txt", "INVALID_PARAM", "does not exist"),
+        ("f.txt/", "INVALID_PARAM", ""),
+    ] {
+        let env = p.call(json!({"name": "view", "arguments": {"path": path}}));
+        env.assert_error(code);
+        assert!(env.text.contains(words), "{path}: {}", env.text);
+        assert!(!env.text.contains(canary.trim()), "{path}: {}", env.text);
+    }
+    assert_eq!(p.tree(), before);
+
+    // The size limit holds as for a write: a larger file is not read.
+    let small = WriteTool::new(Options {
+        max_content_bytes: 100,
+        ..options()
+    })
+    .expect("component compiles");
+    p.write("big.txt", "y".repeat(101));
+    let env = decode(&small.call(
+        p.root(),
+        &json!({"name": "view", "arguments": {"path": "big.txt"}}).to_string(),
+    ));
+    env.assert_error("EXECUTION_ERROR");
+    assert!(env.text.contains("101 bytes, over the 100"), "{}", env.text);
+}
+
+#[test]
+fn absolute_paths_under_the_root_are_taken_as_anthropics_editor_sends_them() {
+    let p = Project::new();
+    p.write("src/a.py", "print(1)\n");
+    let root = p.root_dir().canonicalize().unwrap();
+    let path = format!("{}/src/a.py", root.display());
+    let env = p.call(json!({"name": "view", "arguments": {"path": path}}));
+    env.assert_status("success");
+    assert_eq!(env.text, "'src/a.py', lines 1-1 of 1:\n     1\tprint(1)");
+    let env = p.call(json!({"name": "view", "arguments": {"path": root.display().to_string()}}));
+    env.assert_status("success");
+    assert!(env.text.contains("\nsrc/a.py"), "{}", env.text);
+}
+
+#[test]
+fn the_typed_view_carries_the_same_answer() {
+    let p = Project::new();
+    p.write("t.txt", "a\nb\nc\n");
+    let typed = tool().view(p.root(), "t.txt", 2, Some(3));
+    assert_eq!(typed.status, write_tool::TypedStatus::Success);
+    assert_eq!(typed.text, "'t.txt', lines 2-3 of 3:\n     2\tb\n     3\tc");
+    let view = typed.view.expect("view data");
+    assert_eq!((view.first_line, view.last_line, view.total), (2, 3, 3));
+    assert_eq!(view.base.as_deref(), Some(sha256(b"a\nb\nc\n").as_str()));
+    assert_eq!(view.lock.map(|l| l.expected_size_bytes), Some(6));
+    assert_eq!(typed.path_resolved.as_deref(), Some("t.txt"));
+    let missing = tool().view(p.root(), "none.txt", 0, None);
+    assert_eq!(missing.status, write_tool::TypedStatus::Error);
+    assert_eq!(
+        missing.error.map(|e| e.code),
+        Some(write_tool::ErrorCode::InvalidParam)
+    );
+}
