@@ -9,7 +9,8 @@ pub const TOOL_NAME: &str = "Write";
 /// The definition as a JSON value: `Write`'s, with every tool the
 /// component answers to a model under `tools` (`Write` first, then
 /// `Edit`, `edit_file`, `apply_patch` and `view`), so that a host reading
-/// the top level gets `Write` as it always did.
+/// the top level gets `Write` as it always did; and under `custom_tools`,
+/// `apply_patch` as an OpenAI custom tool held to a grammar.
 pub fn definition() -> Value {
     let mut write = write_definition();
     let tools = json!([
@@ -20,7 +21,39 @@ pub fn definition() -> Value {
         view_definition()
     ]);
     write["tools"] = tools;
+    write["custom_tools"] = json!([apply_patch_freeform()]);
     write
+}
+
+/// The patch format as a Lark grammar (`docs/contract.md#patch`): what a
+/// model held to it writes is a patch this tool parses. It admits a part
+/// of what the parser reads, which also forgives whitespace around markers,
+/// a heredoc around the patch, blank lines and an empty added file; an
+/// update's first hunk may leave out its `@@` line, each later one starts
+/// with one, and every hunk has a line.
+const APPLY_PATCH_GRAMMAR: &str = include_str!("edit/patch/apply_patch.lark");
+
+/// `apply_patch` as an OpenAI custom tool whose input is the patch itself,
+/// held to [`APPLY_PATCH_GRAMMAR`] (Responses `tools` entry, `"type":
+/// "custom"`): the model's `custom_tool_call` comes back as it is.
+fn apply_patch_freeform() -> Value {
+    json!({
+        "type": "custom",
+        "name": "apply_patch",
+        "description": "Use the `apply_patch` tool to edit files: a patch of one or more files, \
+            applied all or none. This is a FREEFORM tool: the patch itself, not JSON. It is \
+            '*** Begin Patch', then file operations, then '*** End Patch'. '*** Add File: <path>' \
+            with the new file's lines, each prefixed with '+'. '*** Update File: <path>' \
+            (optionally followed by '*** Move to: <new path>') with hunks: each starts with '@@' \
+            (optionally '@@ <a line to find first, such as a function's signature>') and has lines \
+            prefixed with ' ' (context, about 3 lines before and after), '-' (removed) or '+' \
+            (added). '*** Delete File: <path>'. Paths are relative.",
+        "format": {
+            "type": "grammar",
+            "syntax": "lark",
+            "definition": APPLY_PATCH_GRAMMAR
+        }
+    })
 }
 
 /// Lock parameters an edit shares with a write.

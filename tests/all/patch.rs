@@ -226,3 +226,63 @@ fn a_read_only_root_refuses_a_patch_delete() {
     );
     assert_eq!(p.read("obsolete.txt"), before);
 }
+
+/// A GPT-5-class model given `apply_patch` as a freeform tool answers with
+/// a Responses `custom_tool_call` whose input is the patch itself (the
+/// item's shape as `openai/codex` reads it, `ResponseItem::CustomToolCall`);
+/// the tool takes the item as it comes, and the definition offers the tool
+/// with its grammar.
+#[test]
+fn a_custom_tool_call_of_the_freeform_apply_patch_applies_its_raw_patch() {
+    let p = Project::new();
+    p.write("app.py", "def greet():\n    print(\"Hi\")\n");
+    let patch = "*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    print(\"Hi\")\n\
+                 +    print(\"Hello\")\n*** End Patch\n";
+    let item = json!({"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1",
+        "name": "apply_patch", "input": patch});
+    let env = p.call(item);
+    env.assert_status("success");
+    assert_eq!(
+        p.read_string("app.py"),
+        "def greet():\n    print(\"Hello\")\n"
+    );
+    // Chat Completions' form of the same call.
+    let again = "*** Begin Patch\n*** Update File: app.py\n-    print(\"Hello\")\n\
+                 +    print(\"Hey\")\n*** End Patch\n";
+    let item = json!({"id": "call_2", "type": "custom",
+        "custom": {"name": "apply_patch", "input": again}});
+    p.call(item).assert_status("success");
+    assert_eq!(
+        p.read_string("app.py"),
+        "def greet():\n    print(\"Hey\")\n"
+    );
+    let before = p.tree();
+    let env = p.call(
+        json!({"type": "custom_tool_call", "call_id": "c", "name": "apply_patch",
+        "input": {"patch": patch}}),
+    );
+    env.assert_error("INVALID_PARAM");
+    assert!(
+        env.text.contains("'input' must be a string"),
+        "{}",
+        env.text
+    );
+    assert_eq!(p.tree(), before);
+
+    let definition: serde_json::Value =
+        serde_json::from_str(&crate::support::tool().definition().unwrap()).unwrap();
+    let freeform = &definition["custom_tools"][0];
+    assert_eq!(
+        (
+            &freeform["type"],
+            &freeform["name"],
+            &freeform["format"]["syntax"]
+        ),
+        (&json!("custom"), &json!("apply_patch"), &json!("lark"))
+    );
+    let grammar = freeform["format"]["definition"].as_str().unwrap();
+    assert!(
+        grammar.starts_with("start: \"*** Begin Patch\" LF operation+"),
+        "{grammar}"
+    );
+}

@@ -14,7 +14,12 @@
 //!   other keys, such as `id`, ignored), whose `function` is the tool
 //!   call; or
 //! - an Anthropic `tool_use` content block: `{"type": "tool_use", "id": …,
-//!   "name": "Write", "input": {…}}`.
+//!   "name": "Write", "input": {…}}`; or
+//! - an OpenAI custom tool call, whose input is raw text (a freeform
+//!   `apply_patch`'s patch): a Responses `{"type": "custom_tool_call",
+//!   "call_id": …, "name": "apply_patch", "input": "*** Begin Patch…"}`
+//!   item, or a Chat Completions `{"type": "custom", "custom": {"name": …,
+//!   "input": …}}` item; the arguments are `{"input": text}`.
 //!
 //! An object with a `path` key is the arguments, whatever else it holds;
 //! the arguments never have an `arguments` key.
@@ -116,8 +121,10 @@ pub const READ: &str = "Read";
 /// none of them.
 pub const SHAPES: &str = "the arguments object ({\"path\": …, \"content\": …}), a tool call \
     ({\"name\": \"Write\", \"arguments\": {…}}, also as an OpenAI Responses function_call \
-    item), an OpenAI tool_calls item ({\"type\": \"function\", \"function\": {…}}) or an \
-    Anthropic tool_use block ({\"type\": \"tool_use\", \"name\": \"Write\", \"input\": {…}})";
+    item), an OpenAI tool_calls item ({\"type\": \"function\", \"function\": {…}}), an \
+    Anthropic tool_use block ({\"type\": \"tool_use\", \"name\": \"Write\", \"input\": {…}}) \
+    or an OpenAI custom tool call with raw input ({\"type\": \"custom_tool_call\", \"name\": \
+    \"apply_patch\", \"input\": \"*** Begin Patch…\"})";
 
 /// A request taken apart.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,6 +150,8 @@ pub enum ShapeError<E> {
     /// A tool call whose arguments are a string that does not hold an
     /// object.
     ArgumentsStringNotObject,
+    /// A custom tool call whose `input` is not a string.
+    InputNotString,
     /// The string holding the arguments did not parse.
     Parse(E),
 }
@@ -159,6 +168,15 @@ pub fn unwrap<E>(
             name: None,
             arguments: object,
         });
+    }
+    match object.get("type").and_then(Value::as_str) {
+        Some("custom_tool_call") => return custom_call(object),
+        Some("custom") => {
+            if let Some(Value::Object(custom)) = object.remove("custom") {
+                return custom_call(custom);
+            }
+        }
+        _ => {}
     }
     let tool_use = object.get("type").and_then(Value::as_str) == Some("tool_use");
     let key = if tool_use { "input" } else { "arguments" };
@@ -192,6 +210,28 @@ pub fn unwrap<E>(
         },
         _ => return Err(ShapeError::ArgumentsNotObject),
     };
+    Ok(Unwrapped {
+        name: Some(name),
+        arguments,
+    })
+}
+
+/// An OpenAI custom tool call — a Responses `custom_tool_call` item, or
+/// the `custom` of a Chat Completions `tool_calls` item — whose `input` is
+/// raw text (a patch, for `apply_patch`): the arguments are `{"input":
+/// text}`.
+fn custom_call<E>(mut object: Map<String, Value>) -> Result<Unwrapped, ShapeError<E>> {
+    let name = match object.remove("name") {
+        Some(Value::String(name)) => name,
+        Some(_) => return Err(ShapeError::NameNotString),
+        None => return Err(ShapeError::NameMissing),
+    };
+    let input = match object.remove("input") {
+        Some(Value::String(input)) => input,
+        _ => return Err(ShapeError::InputNotString),
+    };
+    let mut arguments = Map::new();
+    arguments.insert("input".to_owned(), Value::String(input));
     Ok(Unwrapped {
         name: Some(name),
         arguments,
@@ -329,6 +369,23 @@ mod tests {
     }
 
     #[test]
+    fn a_custom_tool_calls_raw_input_is_its_input_argument() {
+        let patch = "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n";
+        for shape in [
+            json!({"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1", "name": "apply_patch", "input": patch}),
+            json!({"id": "call_2", "type": "custom", "custom": {"name": "apply_patch", "input": patch}}),
+        ] {
+            let call = unwrapped(shape.clone()).unwrap();
+            assert_eq!(call.name.as_deref(), Some("apply_patch"), "{shape}");
+            assert_eq!(
+                Value::Object(call.arguments),
+                json!({"input": patch}),
+                "{shape}"
+            );
+        }
+    }
+
+    #[test]
     fn what_is_no_shape_or_a_broken_one() {
         // Arguments with a parameter but no path are still arguments.
         assert!(unwrapped(json!({"content": "x"})).unwrap().name.is_none());
@@ -370,6 +427,14 @@ mod tests {
             unwrapped(json!({"name": "Write", "arguments": "{"})),
             Err(ShapeError::Parse(_))
         ));
+        assert_eq!(
+            unwrapped(json!({"type": "custom_tool_call", "name": "apply_patch", "input": {}})),
+            Err(ShapeError::InputNotString)
+        );
+        assert_eq!(
+            unwrapped(json!({"type": "custom_tool_call", "input": "x"})),
+            Err(ShapeError::NameMissing)
+        );
         // tool_use takes its input as an object only.
         assert_eq!(
             unwrapped(json!({"type": "tool_use", "name": "Write", "input": "{}"})),

@@ -204,6 +204,9 @@ fn shape_error(err: ShapeError<ToolError>) -> ToolError {
         ShapeError::ArgumentsStringNotObject => {
             ToolError::invalid_param("Tool call 'arguments' must be a JSON object.")
         }
+        ShapeError::InputNotString => ToolError::invalid_param(
+            "A custom tool call's 'input' must be a string: the raw text, such as the patch.",
+        ),
         ShapeError::Parse(err) => err,
     }
 }

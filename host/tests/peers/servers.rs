@@ -30,6 +30,22 @@ fn mcp_python_sdk_client() {
     assert!(!root.beside("escape.txt"));
 }
 
+/// The freeform `apply_patch`'s grammar, as the definition hands it to
+/// OpenAI, read by Lark: it admits the patches the tool applies, refuses
+/// the malformed ones, and every random patch drawn from its rules is one
+/// the tool parses (`host/tests/peers/patch_grammar.py`).
+#[test]
+fn the_patch_grammar_admits_only_patches_the_tool_parses() {
+    let root = root();
+    let script = workspace().join("host/tests/peers/patch_grammar.py");
+    let output = run(Command::new(python())
+        .arg(script)
+        .arg(bin_str())
+        .arg(root.path()));
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("patch grammar: ok (406 patches)"), "{said}");
+}
+
 /// Without `--root`, `mcp` takes the client's roots (`roots/list`) and
 /// follows their changes; with `--root`, the command line wins; a client
 /// that offers none gets the server's own root.

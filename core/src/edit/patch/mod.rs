@@ -84,6 +84,22 @@ mod tests {
         assert_eq!(err.line, 5);
     }
 
+    #[test]
+    fn a_hunk_line_whose_text_starts_with_stars_is_no_marker() {
+        let patch = "*** Begin Patch\n*** Update File: a.c\n@@\n /***\n- *** old rule\n \
+                     *** kept\n+*** new rule\n  *** End Patchy\n *** End of File\n*** End Patch\n";
+        let parsed = parse(patch).unwrap();
+        let FileOp::Update { hunks, .. } = &parsed.ops[0] else {
+            panic!("an update: {parsed:?}");
+        };
+        assert_eq!(hunks.len(), 1);
+        assert_eq!(
+            hunks[0].old,
+            ["/***", " *** old rule", "*** kept", " *** End Patchy"]
+        );
+        assert!(hunks[0].end_of_file, "an indented marker is still one");
+    }
+
     fn hunk(context: Option<&str>, old: &[&str], new: &[&str]) -> Hunk {
         Hunk {
             context: context.map(str::to_owned),

@@ -95,7 +95,7 @@ fn update(body: &[&str], i: usize, path: &str) -> Result<(FileOp, usize), ParseE
         at += 1;
     }
     let mut hunks: Vec<Hunk> = Vec::new();
-    while at < body.len() && !body[at].trim_start().starts_with("***") {
+    while at < body.len() && !is_marker(body[at]) {
         if body[at].trim().is_empty() && !hunks.is_empty() {
             at += 1;
             continue;
@@ -124,6 +124,19 @@ fn update(body: &[&str], i: usize, path: &str) -> Result<(FileOp, usize), ParseE
     Ok((op, at - i))
 }
 
+/// Whether `line` is one of the patch's markers, whitespace around it
+/// forgiven: it ends a hunk. A line of a hunk whose text only starts with
+/// `***` (a comment's rule, say) does not, so that every patch the
+/// grammar (`apply_patch.lark`) admits parses.
+fn is_marker(line: &str) -> bool {
+    let line = line.trim();
+    line == END
+        || line == END_OF_FILE
+        || [ADD, DELETE, UPDATE, MOVE]
+            .iter()
+            .any(|marker| line.starts_with(marker.trim_end()))
+}
+
 /// One hunk at the start of `lines` (line `n` of the patch), and how many
 /// lines it took.
 fn hunk(lines: &[&str], n: usize, first: bool) -> Result<(Hunk, usize), ParseError> {
@@ -150,10 +163,7 @@ fn hunk(lines: &[&str], n: usize, first: bool) -> Result<(Hunk, usize), ParseErr
         end_of_file: false,
     };
     for line in &lines[used..] {
-        if line.trim() == END_OF_FILE
-            || line.trim_start().starts_with("***")
-            || line.starts_with("@@")
-        {
+        if is_marker(line) || line.starts_with("@@") {
             break;
         }
         match line.chars().next() {
