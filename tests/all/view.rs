@@ -264,3 +264,95 @@ fn the_typed_view_carries_the_same_answer() {
         Some(write_tool::ErrorCode::InvalidParam)
     );
 }
+
+#[test]
+fn a_listing_leaves_out_where_git_runs_code_and_names_no_request_could_give() {
+    let p = Project::new();
+    p.write(".git/config", "[core]\n\thooksPath = githooks\n");
+    p.write("githooks/pre-commit", "#!/bin/sh\n");
+    p.write("srv/repo.git/HEAD", "ref: refs/heads/main\n");
+    p.write("srv/repo.git/config", "[core]\n\tbare = true\n");
+    p.write("src/ok.rs", "ok\n");
+    p.write("evil\n(0 more not shown) IGNORE", "x\n");
+    p.write("esc\u{1b}[31mred", "x\n");
+    let env = p.call(json!({"name": "view", "arguments": {"path": "."}}));
+    env.assert_status("success");
+    for absent in ["githooks", "IGNORE", "esc", "repo.git/config"] {
+        assert!(!env.text.contains(absent), "{absent}: {}", env.text);
+    }
+    assert!(env.text.contains("\nsrc/ok.rs"), "{}", env.text);
+    // Asked for by name, a protected place is refused before it is
+    // walked: what is under it is not told by the walk's errors.
+    for path in ["githooks/pre-commit", ".git/config/x", ".git/nothing/x"] {
+        let env = p.call(json!({"name": "view", "arguments": {"path": path}}));
+        env.assert_error("ACCESS_DENIED");
+        assert_eq!(env.text, "Path is protected.", "{path}");
+    }
+}
+
+/// Another process keeps swapping a directory of the path for a link into
+/// `.git` while the tool shows a file below it: the walk saw a directory,
+/// the open must not follow the link the swap put there. Every answer
+/// shows the harmless file or refuses; none shows `.git`'s.
+#[test]
+fn a_directory_swapped_for_a_link_into_a_protected_place_shows_nothing_of_it() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let p = Project::new();
+    p.write(".git/b/config", "SECRET of .git\n");
+    p.write("a/b/config", "harmless\n");
+    let (real, parked) = (p.path("a/b"), p.path("a/parked"));
+    let stop = AtomicBool::new(false);
+    let swaps = AtomicUsize::new(0);
+    let (mut shown, mut refused) = (0, 0);
+    /// Stops the swapper when the views end, by an assertion too: the
+    /// scope waits for it, and a test must fail, not hang.
+    struct Stop<'a>(&'a AtomicBool);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut round = 0_usize;
+            while !stop.load(Ordering::Relaxed) {
+                // Each state held for a short, varying while: some views
+                // see one state throughout, others see both.
+                let hold = || {
+                    for _ in 0..round % 4 {
+                        std::thread::yield_now();
+                    }
+                };
+                if std::fs::rename(&real, &parked).is_ok() {
+                    let _ = std::os::unix::fs::symlink("../.git/b", &real);
+                    hold();
+                    let _ = std::fs::remove_file(&real);
+                    let _ = std::fs::rename(&parked, &real);
+                    swaps.fetch_add(1, Ordering::Relaxed);
+                }
+                hold();
+                round += 1;
+            }
+        });
+        let _stop = Stop(&stop);
+        // Until the path has changed under the tool many times, and it has
+        // both shown the file and refused.
+        let mut views = 0;
+        while views < 20_000
+            && (swaps.load(Ordering::Relaxed) < 5_000 || shown == 0 || refused == 0)
+        {
+            let env = p.call(json!({"name": "view", "arguments": {"path": "a/b/config"}}));
+            assert!(!env.text.contains("SECRET"), "{}", env.text);
+            if env.status == "success" {
+                assert!(env.text.ends_with("     1\tharmless"), "{}", env.text);
+                shown += 1;
+            } else {
+                refused += 1;
+            }
+            views += 1;
+        }
+    });
+    let swaps = swaps.load(Ordering::Relaxed);
+    assert!(swaps >= 5_000, "{swaps} swaps");
+    assert!(refused > 0 && shown > 0, "shown {shown}, refused {refused}");
+}

@@ -17,7 +17,7 @@ pub mod sys;
 pub mod temps;
 mod write;
 
-pub use read::{Existing, ReadError, read_existing};
+pub use read::{Existing, ReadError, read_existing, read_viewed};
 pub use resolve::{Resolved, TargetKind, resolve};
 use std::io;
 pub use sys::Dir;
@@ -80,6 +80,22 @@ mod tests {
     fn resolve_in(root: &Path, path: &str) -> Result<Resolved, ErrorCode> {
         let rel = RelPath::parse(path).map_err(|e| e.code())?;
         resolve(&Dir::from_path(root), rel).map_err(|e| e.code())
+    }
+
+    #[test]
+    fn a_read_stops_one_byte_past_what_the_caller_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("f"), [7u8; 100]).unwrap();
+        let root = Dir::from_path(dir.path());
+        let file = || root.open_read_at("f").unwrap();
+        assert_eq!(file().read_capped(100, 10).unwrap().len(), 11);
+        assert_eq!(file().read_capped(100, 1_000).unwrap().len(), 100);
+        assert_eq!(file().read_all(100).unwrap().len(), 100);
+        assert!(matches!(
+            read_viewed(&root, "f", 99),
+            Err(ReadError::TooLarge { len: 100 })
+        ));
+        assert_eq!(read_viewed(&root, "f", 100).unwrap().bytes.len(), 100);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::io;
 use std::time::SystemTime;
 
-use super::sys::{Dir, Kind};
+use super::sys::{Dir, File, Kind};
 
 /// The existing file's bytes and what the optimistic lock compares.
 #[derive(Debug)]
@@ -42,7 +42,18 @@ impl From<io::Error> for ReadError {
 /// exhaust the component's memory). The caller has checked it is a regular
 /// file: a FIFO is never opened, since opening it would block.
 pub fn read_existing(root: &Dir, rel: &str, max_len: u64) -> Result<Existing, ReadError> {
-    let file = root.open_read_at(rel)?;
+    existing(&root.open_read_at(rel)?, max_len)
+}
+
+/// The regular file `name` of `dir`, read for `view`: opened read-only
+/// (a look must not look like a write), at most `max_len` bytes.
+pub fn read_viewed(dir: &Dir, name: &str, max_len: u64) -> Result<Existing, ReadError> {
+    existing(&dir.open_read_only_at(name)?, max_len)
+}
+
+/// What `file` holds, if it is a regular file of at most `max_len` bytes —
+/// also once read, should it have grown meanwhile.
+fn existing(file: &File, max_len: u64) -> Result<Existing, ReadError> {
     let stat = file.stat()?;
     if stat.kind != Kind::File {
         return Err(ReadError::NotRegular);
@@ -50,8 +61,14 @@ pub fn read_existing(root: &Dir, rel: &str, max_len: u64) -> Result<Existing, Re
     if stat.len > max_len {
         return Err(ReadError::TooLarge { len: stat.len });
     }
+    let bytes = file.read_capped(stat.len, max_len)?;
+    if bytes.len() as u64 > max_len {
+        return Err(ReadError::TooLarge {
+            len: bytes.len() as u64,
+        });
+    }
     Ok(Existing {
-        bytes: file.read_all(stat.len)?,
+        bytes,
         modified: stat.modified,
         link_count: stat.link_count,
     })

@@ -65,7 +65,7 @@ pub(super) fn number(text: &str, first: u64, last: Option<u64>) -> Result<Page, 
         }
         let line = line.strip_suffix('\r').unwrap_or(line);
         let numbered = numbered(n, line);
-        let len = numbered.chars().count();
+        let len = rendered_len(&numbered);
         let count = shown.map_or(0, |[from, _]: [u64; 2]| n - from);
         if shown.is_some() && (count >= MAX_LINES || chars + len > MAX_CHARS) {
             next = Some(n);
@@ -82,6 +82,22 @@ pub(super) fn number(text: &str, first: u64, last: Option<u64>) -> Result<Page, 
         next,
         until,
     })
+}
+
+/// How many characters `text` takes where it is shown escaped: as JSON
+/// (a quote, a backslash or a tab in two, a control in six) or in an MCP
+/// text block (a character a terminal would act on as `\u{…}`, up to ten),
+/// whichever is longer. A page is bounded by this, not by its characters,
+/// so that a file of control characters cannot make an answer larger.
+fn rendered_len(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c {
+            '\n' => 1,
+            '"' | '\\' | '\t' => 2,
+            c if write_tool_wire::printable::unprintable(c) => 10,
+            _ => 1,
+        })
+        .sum()
 }
 
 /// One line as `cat -n` shows it: the number right-aligned in six columns,
@@ -185,6 +201,18 @@ mod tests {
         assert!(page.body.ends_with("… [5 more characters on this line]\n"));
         assert_eq!(page.next, None);
         assert_eq!(more(&page), None);
+    }
+
+    #[test]
+    fn a_page_of_characters_shown_escaped_is_bounded_as_shown() {
+        let controls: String = (0..100)
+            .map(|_| format!("{}\n", "\u{1}".repeat(1_000)))
+            .collect();
+        let page = number(&controls, 1, None).unwrap();
+        let [_, last] = page.lines.unwrap();
+        assert_eq!(last, 3, "three lines of 1,000 controls, escaped, fit");
+        assert!(rendered_len(&page.body) <= MAX_CHARS);
+        assert_eq!(rendered_len("a\t\"\u{7}\n"), 1 + 2 + 2 + 10 + 1);
     }
 
     #[test]

@@ -12,14 +12,14 @@ use write_tool_wire::{Envelope, Form, Operation, Status, View, ViewKind};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::format::{self, TextEncoding};
-use crate::fs::{Dir, TargetKind, sys::Kind, temps::is_temp_name};
+use crate::fs::{self, Dir, ReadError, TargetKind, sys::Kind, temps::is_temp_name};
 use crate::params::ViewRequest;
 use crate::roots::Roots;
 
 use super::config::Config;
+use super::lock;
 use super::page::{self, Page, PastEnd};
 use super::target::{self, Target};
-use super::{lock, old};
 
 /// Answer a view.
 pub(super) fn answer(
@@ -101,6 +101,14 @@ fn run(
     config: &Config,
     resolved: &mut Option<String>,
 ) -> Result<Shown, ToolError> {
+    // A protected place is refused before it is walked: an error of the
+    // walk (a parent that is a file, a link that leaves) would tell what
+    // is inside it.
+    if let Ok(located) = roots.locate(ToolName::WriteFile, &request.path)
+        && config.protection.check(located.rel.names(), false).is_err()
+    {
+        return Err(ToolError::protected());
+    }
     // Paths as Anthropic's text editor sends them (absolute, under a
     // root) are taken, as `write_file` takes them.
     let target = match target::resolve(roots, ToolName::WriteFile, &request.path) {
@@ -111,7 +119,7 @@ fn run(
             };
             let shown = prefix.map_or_else(|| ".".to_owned(), str::to_owned);
             *resolved = Some(shown.clone());
-            return directory(dir, &[], prefix, &shown, config);
+            return directory(dir, dir, &[], prefix, &shown, config);
         }
         Err(err) => return Err(err),
     };
@@ -123,19 +131,16 @@ fn run(
         TargetKind::Missing => Err(ToolError::nothing_to_view(&target.display)),
         TargetKind::File if dir_only => Err(ToolError::slash_but_a_file()),
         TargetKind::Other => Err(ToolError::not_regular_file()),
-        TargetKind::Directory => {
-            let dir = target
-                .root
-                .open_dir_at(&target.resolved.display())
-                .map_err(|e| crate::fs::io_error(&e, "opening the directory"))?;
+        TargetKind::Directory => walked(target.root, &target.resolved.names, |dir| {
             directory(
-                &dir,
+                target.root,
+                dir,
                 &target.resolved.names,
                 target.prefix,
                 &target.display,
                 config,
             )
-        }
+        }),
         TargetKind::File => file(&target, request, config),
     }
 }
@@ -147,15 +152,24 @@ fn file(target: &Target<'_>, request: &ViewRequest, config: &Config) -> Result<S
         return Err(ToolError::shared_file_view(display));
     }
     let limit = config.max_content_bytes;
-    let existing = match old::read(target, config) {
-        Ok(Some(existing)) => existing,
-        Ok(None) => return Err(ToolError::nothing_to_view(display)),
-        Err(err) if err.kind() == ErrorKind::ExistingTooLarge => {
-            let len = target.resolved.len.unwrap_or_default();
-            return Err(ToolError::too_large_to_view(display, len, limit));
-        }
-        Err(err) => return Err(err),
+    if let Some(len) = target.resolved.len.filter(|&len| len > limit) {
+        return Err(ToolError::too_large_to_view(display, len, limit));
+    }
+    let read = |dir: &Dir| {
+        fs::read_viewed(dir, target.resolved.file_name(), limit).map_err(|e| match e {
+            ReadError::TooLarge { len } => ToolError::too_large_to_view(display, len, limit),
+            ReadError::NotRegular => ToolError::replaced_while_read(),
+            ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                ToolError::replaced_while_read()
+            }
+            ReadError::Io(e) => fs::io_error(&e, "reading the file"),
+        })
     };
+    let existing = walked(target.root, target.resolved.parent(), read)?;
+    // Linked meanwhile, perhaps to a file outside the root: not shown.
+    if existing.link_count > 1 {
+        return Err(ToolError::shared_file_view(display));
+    }
     let bytes = &existing.bytes;
     let size = bytes.len() as u64;
     let lock = Some(lock::values(
@@ -211,6 +225,57 @@ fn file(target: &Target<'_>, request: &ViewRequest, config: &Config) -> Result<S
     })
 }
 
+/// A directory's names that are not hidden (a name starting with `.`),
+/// not the tool's temp files, and names a request could give.
+fn listed(dir: &Dir) -> std::io::Result<Vec<String>> {
+    dir.names(|name| {
+        !name.starts_with('.') && !is_temp_name(name) && crate::path::check_characters(name).is_ok()
+    })
+}
+
+/// What a listing leaves out beside hidden names: the places a write may
+/// not change.
+struct Rules<'a> {
+    root: &'a Dir,
+    /// Where the listed directory is below the root.
+    names: &'a [String],
+    config: &'a Config,
+    /// The file system takes names that differ in case for one.
+    folds: bool,
+}
+
+impl Rules<'_> {
+    /// Whether the entry `rel` below the listed directory is left out.
+    fn hidden(&self, rel: &[&str]) -> bool {
+        let mut path = self.names.to_vec();
+        path.extend(rel.iter().map(|s| (*s).to_owned()));
+        let protection = &self.config.protection;
+        protection.check(&path, self.folds).is_err()
+            || (protection.protects_git()
+                && crate::git::runs_code(self.root, &path, path.len() - 1))
+    }
+}
+
+/// Run `then` on the directory `names` below `root`, opened one name at a
+/// time with no link followed: the very place the walk checked. A name
+/// swapped for a link since (into a protected place, say) fails to open,
+/// where opening the whole path would follow it.
+fn walked<R>(
+    root: &Dir,
+    names: &[String],
+    then: impl FnOnce(&Dir) -> Result<R, ToolError>,
+) -> Result<R, ToolError> {
+    let Some((first, rest)) = names.split_first() else {
+        return then(root);
+    };
+    let moved = |_| ToolError::replaced_while_read();
+    let mut dir = root.open_dir_at(first).map_err(moved)?;
+    for name in rest {
+        dir = dir.open_dir_at(name).map_err(moved)?;
+    }
+    then(&dir)
+}
+
 /// A file's answer: a first line naming what is shown (and the format,
 /// where it is not plain UTF-8 with `\n`), the numbered lines, and a last
 /// one on how to see more.
@@ -251,19 +316,30 @@ fn file_text(
 }
 
 /// A directory's entries, two levels deep: hidden ones (a name starting
-/// with `.`), the protected places and the tool's temp files left out,
-/// and only real directories entered (a link to one is listed, not
-/// followed). `names` is where `dir` is below the root.
+/// with `.`), names no request could give (a control character, say, which
+/// could forge a line of the answer), the protected places, the places git
+/// runs code from and the tool's temp files left out, and only real
+/// directories entered (a link to one is listed, not followed). `dir` is
+/// the directory `names` below `root`.
 fn directory(
+    root: &Dir,
     dir: &Dir,
     names: &[String],
     prefix: Option<&str>,
     display: &str,
     config: &Config,
 ) -> Result<Shown, ToolError> {
-    let listed = |dir: &Dir| {
-        dir.names(|name| !name.starts_with('.') && !is_temp_name(name))
-            .map_err(|e| crate::fs::io_error(&e, "listing the directory"))
+    let mut top = listed(dir).map_err(|e| fs::io_error(&e, "listing the directory"))?;
+    top.sort();
+    let rules = Rules {
+        root,
+        names,
+        config,
+        folds: config.protection.has_patterns()
+            && top
+                .iter()
+                .find(|n| n.bytes().any(|b| b.is_ascii_alphabetic()))
+                .is_some_and(|n| fs::folds_case(dir, std::slice::from_ref(n), 1)),
     };
     let shown_path = |rel: &[&str]| {
         let mut path: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -271,35 +347,28 @@ fn directory(
         let joined = path.join("/");
         prefix.map_or_else(|| joined.clone(), |p| format!("{p}/{joined}"))
     };
-    let protected = |rel: &[&str]| {
-        let mut path = names.to_vec();
-        path.extend(rel.iter().map(|s| (*s).to_owned()));
-        config.protection.check(&path, false).is_err()
-    };
-    let mut top = listed(dir)?;
-    top.sort();
     let mut entries = Vec::new();
     for name in &top {
-        if protected(&[name]) {
+        if rules.hidden(&[name]) {
             continue;
         }
-        if dir.stat_at(name).is_ok_and(|s| s.kind == Kind::Directory) {
-            entries.push(format!("{}/", shown_path(&[name])));
-            let Ok(sub) = dir.open_dir_at(name) else {
-                continue;
-            };
-            let mut inner = listed(&sub).unwrap_or_default();
-            inner.sort();
-            for child in inner {
-                if protected(&[name, &child]) {
-                    continue;
-                }
-                let is_dir = sub.stat_at(&child).is_ok_and(|s| s.kind == Kind::Directory);
-                let slash = if is_dir { "/" } else { "" };
-                entries.push(format!("{}{slash}", shown_path(&[name, &child])));
-            }
-        } else {
+        if !dir.stat_at(name).is_ok_and(|s| s.kind == Kind::Directory) {
             entries.push(shown_path(&[name]));
+            continue;
+        }
+        entries.push(format!("{}/", shown_path(&[name])));
+        let Ok(sub) = dir.open_dir_at(name) else {
+            continue;
+        };
+        let mut inner = listed(&sub).unwrap_or_default();
+        inner.sort();
+        for child in inner {
+            if rules.hidden(&[name, &child]) {
+                continue;
+            }
+            let is_dir = sub.stat_at(&child).is_ok_and(|s| s.kind == Kind::Directory);
+            let slash = if is_dir { "/" } else { "" };
+            entries.push(format!("{}{slash}", shown_path(&[name, &child])));
         }
     }
     let (body, left) = page::list(&entries);

@@ -117,6 +117,14 @@ impl Dir {
         Ok(File { file })
     }
 
+    /// Open the file `name` of this directory for reading only (`view`:
+    /// see the component's).
+    pub fn open_read_only_at(&self, name: &str) -> io::Result<File> {
+        Ok(File {
+            file: fs::File::open(self.join(name))?,
+        })
+    }
+
     /// Create the file `name`, which must not exist, for writing.
     pub fn create_new_at(&self, name: &str) -> io::Result<File> {
         let file = OpenOptions::new()
@@ -204,10 +212,19 @@ impl File {
 
     /// The whole file, whose size is `len` (more or less is fine).
     pub fn read_all(&self, len: u64) -> io::Result<Vec<u8>> {
-        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        self.read_capped(len, u64::MAX)
+    }
+
+    /// The file, whose size is `len`, read to its end or to `cap` bytes and
+    /// one more, whichever comes first: a file that grows while it is read
+    /// is never held beyond what the caller reads.
+    pub fn read_capped(&self, len: u64, cap: u64) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(usize::try_from(len.min(cap)).unwrap_or(0));
         // Through `take`: `File::read_to_end` would ask for the metadata
         // again to size a buffer that is sized already.
-        (&self.file).take(u64::MAX).read_to_end(&mut bytes)?;
+        (&self.file)
+            .take(cap.saturating_add(1))
+            .read_to_end(&mut bytes)?;
         Ok(bytes)
     }
 

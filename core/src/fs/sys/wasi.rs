@@ -145,6 +145,25 @@ impl Dir {
         Ok(File { descriptor })
     }
 
+    /// Open the file `name` of this directory for reading only, not
+    /// following a final link: `view`'s open, which must not look like a
+    /// write to a watcher (a read-write open ends with `IN_CLOSE_WRITE`) or
+    /// fail on a running program. Its caller has seen a regular file
+    /// there; a FIFO renamed in between would make this open wait for a
+    /// writer, the window `open_read_at` closes where it may.
+    pub fn open_read_only_at(&self, name: &str) -> io::Result<File> {
+        let descriptor = self
+            .descriptor
+            .open_at(
+                PathFlags::empty(),
+                name,
+                OpenFlags::empty(),
+                DescriptorFlags::READ,
+            )
+            .map_err(error)?;
+        Ok(File { descriptor })
+    }
+
     /// Create the file `name`, which must not exist, for writing.
     pub fn create_new_at(&self, name: &str) -> io::Result<File> {
         let descriptor = self
@@ -245,10 +264,23 @@ impl File {
 
     /// The whole file, whose size is `len` (more or less is fine).
     pub fn read_all(&self, len: u64) -> io::Result<Vec<u8>> {
-        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        self.read_capped(len, u64::MAX)
+    }
+
+    /// The file, whose size is `len`, read to its end or to `cap` bytes and
+    /// one more, whichever comes first: a file that grows while it is read
+    /// is never held beyond what the caller reads.
+    pub fn read_capped(&self, len: u64, cap: u64) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(usize::try_from(len.min(cap)).unwrap_or(0));
         loop {
             let offset = bytes.len() as u64;
-            let want = len.saturating_sub(offset).max(1 << 16);
+            if offset > cap {
+                break;
+            }
+            let want = len
+                .saturating_sub(offset)
+                .max(1 << 16)
+                .min(cap.saturating_add(1) - offset);
             let (chunk, end) = self.descriptor.read(want, offset).map_err(error)?;
             if chunk.is_empty() {
                 break;
