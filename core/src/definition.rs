@@ -72,6 +72,11 @@ fn lock_parameters() -> Value {
             "type": "string",
             "pattern": "^[0-9a-fA-F]{64}$",
             "description": "Optimistic lock: SHA-256 of the file's content, as last read (hex). A mismatch gives CONFLICT."
+        },
+        "base": {
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{32}$",
+            "description": "The version you viewed: view's data.view.base. If the file changed since, nothing is written (CONFLICT)."
         }
     })
 }
@@ -207,9 +212,8 @@ fn view_definition() -> Value {
             the line), or a directory's entries two levels deep. Changes nothing. At most 2,000 \
             lines and 32,000 characters per answer; when there is more, the last line says how \
             to see it. The answer names the file's encoding and line endings, and its \
-            data.view.base is the file's SHA-256: pass it as expected_sha256 to a write or edit \
-            so that it changes only the version you saw. Files that are not text are described, \
-            not shown.",
+            data.view.base names the version you saw: pass it as base to a write or edit so \
+            that it changes only that version. Files that are not text are described, not shown.",
         "parameters": {
             "type": "object",
             "properties": {
@@ -275,6 +279,11 @@ fn write_definition() -> Value {
                     "type": "string",
                     "pattern": "^[0-9a-fA-F]{64}$",
                     "description": "Optimistic lock: SHA-256 of the file's content, as last read (hex). A mismatch, or a file that does not exist, gives CONFLICT."
+                },
+                "base": {
+                    "type": "string",
+                    "pattern": "^[0-9a-fA-F]{32}$",
+                    "description": "The version you viewed: view's data.view.base. If the file changed since, or no longer exists, nothing is written (CONFLICT)."
                 },
                 "create_only": {
                     "type": "boolean",

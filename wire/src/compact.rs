@@ -183,12 +183,10 @@ pub(crate) fn for_model(env: &Envelope, max_chars: usize) -> String {
                 keys.push(format!("expected_sha256: {sha}"));
             }
         }
-        // A view's base is what a write passes back as its hash lock.
-        let base = data.view.as_ref().and_then(|v| v.base.as_ref());
-        if let Some(base) = base
-            && data.lock.as_ref().and_then(|l| l.expected_sha256.as_ref()) != Some(base)
-        {
-            keys.push(format!("expected_sha256: {base}"));
+        // A view's base is what a write passes back to change only the
+        // version seen.
+        if let Some(base) = data.view.as_ref().and_then(|v| v.base.as_ref()) {
+            keys.push(format!("base: {base}"));
         }
         if let Some(id) = &data.change_id {
             keys.push(format!("change_id: {id}"));

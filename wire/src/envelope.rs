@@ -182,9 +182,9 @@ pub struct View {
     /// of what was asked; absent when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_line: Option<u64>,
-    /// SHA-256 of the file's bytes, lowercase hex: the version the caller
-    /// saw, which a write may pass back as `expected_sha256`. Absent for a
-    /// directory.
+    /// XXH3-128 of the file's bytes, 32 lowercase hex digits: the version
+    /// the caller saw, which a write or an edit passes back as `base` to
+    /// change only that version. Absent for a directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
 }

@@ -64,13 +64,14 @@ impl ToolName {
 /// arguments object itself. After the write's own come those of
 /// `write_many`, `revert`, `checkpoint`, the host's `journal` requests and
 /// the edits (`Edit`, `MultiEdit`, `edit_file`), and `view`'s range.
-pub const PARAMETERS: [&str; 23] = [
+pub const PARAMETERS: [&str; 24] = [
     "path",
     "content",
     "dry_run",
     "expected_mtime_ms",
     "expected_size_bytes",
     "expected_sha256",
+    "base",
     "create_only",
     "keep_format",
     "report_sha256",

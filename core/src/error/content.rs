@@ -17,6 +17,19 @@ impl ToolError {
         )
     }
 
+    /// The file is no longer the version a view saw (`base`).
+    #[cold]
+    pub fn changed_since_viewed(path: &str) -> Self {
+        Self::new(
+            ErrorKind::Changed,
+            format!(
+                "File '{path}' changed since it was viewed (its content is not the version \
+                 the base names); nothing was written. View it again and make the change on \
+                 what it holds now."
+            ),
+        )
+    }
+
     /// The lock values describe a file, and there is none.
     #[cold]
     pub fn vanished(path: &str) -> Self {

@@ -24,6 +24,9 @@ pub struct Request {
     pub expected_size_bytes: Option<u64>,
     /// Optimistic lock: the file's SHA-256, lowercase or uppercase hex.
     pub expected_sha256: Option<String>,
+    /// The version the caller saw: a `view`'s `data.view.base`, the
+    /// XXH3-128 of the file's bytes (`docs/contract.md#view`).
+    pub base: Option<String>,
     /// Keep the old file's encoding, byte-order mark and line endings
     /// (`docs/contract.md#format`); `false` writes the content as given.
     pub keep_format: bool,
@@ -47,6 +50,7 @@ impl Request {
             expected_mtime_ms: None,
             expected_size_bytes: None,
             expected_sha256: None,
+            base: None,
             keep_format: true,
             create_only: false,
             report_sha256: false,
@@ -119,6 +123,20 @@ pub(super) fn fields(
         }
         Some(_) => return Err(wrong_type("expected_sha256", "a 64-digit hex string")),
     };
+    let base = match args.get("base") {
+        None => None,
+        Some(Value::String(hex))
+            if hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            Some(hex.to_ascii_lowercase())
+        }
+        Some(_) => {
+            return Err(wrong_type(
+                "base",
+                "a view's data.view.base, a 32-digit hex string",
+            ));
+        }
+    };
     let encoding = encoding(args)?;
     Ok(Request {
         tool,
@@ -128,6 +146,7 @@ pub(super) fn fields(
         expected_mtime_ms,
         expected_size_bytes,
         expected_sha256,
+        base,
         keep_format,
         create_only,
         report_sha256,

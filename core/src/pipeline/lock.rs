@@ -17,6 +17,7 @@ pub(super) fn requested(request: &Request) -> bool {
     request.expected_mtime_ms.is_some()
         || request.expected_size_bytes.is_some()
         || request.expected_sha256.is_some()
+        || request.base.is_some()
 }
 
 /// Compare the request's lock parameters with the file on disk, shown as
@@ -47,7 +48,21 @@ pub(super) fn check(
     {
         return Err(ToolError::changed(display));
     }
+    if let Some(base) = &request.base
+        && *base != base_of(&existing.bytes)
+    {
+        return Err(ToolError::changed_since_viewed(display));
+    }
     Ok(())
+}
+
+/// The version token of a file that holds `bytes` (`data.view.base`):
+/// XXH3-128, 32 lowercase hex digits. Not SHA-256, which costs as much in
+/// the component as the rest of a view of 1 MiB (BENCHMARKS.md#view): it
+/// tells a change from another writer, who does not choose contents to
+/// collide with what the model saw.
+pub(super) fn base_of(bytes: &[u8]) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
 }
 
 /// The lock values of a file that holds `bytes`, last modified at

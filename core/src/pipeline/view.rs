@@ -177,7 +177,7 @@ fn file(target: &Target<'_>, request: &ViewRequest, config: &Config) -> Result<S
         existing.modified,
         request.report_sha256,
     ));
-    let base = Some(lock::sha256_hex(bytes));
+    let base = Some(lock::base_of(bytes));
     let plan = format::plan(Some(bytes), true, request.encoding)
         .map_err(|e| ToolError::not_in_encoding(&TextEncoding::Legacy(e.0).name()))?;
     if plan.old_not_text {

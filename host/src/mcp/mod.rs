@@ -321,8 +321,8 @@ impl ServerHandler for McpServer {
                  project root. To change part of an existing file, use `Edit` (old_string, \
                  new_string; several at once with `edits`) or `edit_file`; for several files \
                  at once, `apply_patch`. To look at a file or directory first, `view` (read \
-                 only): its data.view.base, passed as expected_sha256, makes the next write \
-                 change only the version seen.",
+                 only): its data.view.base, passed as base, makes the next write change only \
+                 the version seen.",
         )
     }
 

@@ -87,8 +87,8 @@ async def main(binary, root):
             view = env["data"]["view"]
             assert (view["kind"], view["lines"], view["total"]) == ("file", [1, 2], 2), view
             text = (await session.call_tool("view", {"path": "src/a.txt"})).content[0].text
-            assert f"expected_sha256: {view['base']}" in text, text
-            env = envelope(await session.call_tool("Write", {"path": "src/a.txt", "content": "one\ntwo\n", "expected_sha256": view["base"]}))
+            assert f"base: {view['base']}" in text, text
+            env = envelope(await session.call_tool("Write", {"path": "src/a.txt", "content": "one\ntwo\n", "base": view["base"]}))
             assert env["status"] == "success", env
 
             env = envelope(await session.call_tool("Write", {"path": "dry.txt", "content": "x\n", "dry_run": True}))
