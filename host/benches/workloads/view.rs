@@ -1,7 +1,7 @@
 //! `-- view`: `view` of W3's 1 MiB file against W5 (the dry run of W3,
 //! which reads, decodes and diffs the same file and writes nothing), both
-//! under `serve`, call by call in turn. `docs/contract.md#view` bounds a
-//! view of 1 MiB at 1.2× of W5.
+//! under `serve`, call by call in turn. The target (BENCHMARKS.md#view):
+//! a view of 1 MiB at most 1.2× of W5.
 
 use std::path::Path;
 
