@@ -8,7 +8,7 @@ use crate::edit::Edit;
 use crate::edit::patch::{self, Patch};
 use crate::error::ToolError;
 
-use super::fields::{Request, fields, flag, missing, wrong_type};
+use super::fields::{Request, either_path, fields, flag, missing, wrong_type};
 
 /// `apply_patch`: a patch, parsed (`docs/contract.md#patch`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,17 +67,7 @@ const MAX_EDITS: usize = 1000;
 /// (`path`, `edits: [{oldText, newText}]`, `dryRun`). Either spelling of a
 /// name is taken in every shape, and `old_text`/`new_text` too.
 pub(super) fn edit(args: &Map<String, Value>, tool: &str) -> Result<EditRequest, ToolError> {
-    let path = match (args.get("file_path"), args.get("path")) {
-        (Some(Value::String(a)), Some(Value::String(b))) if a != b => {
-            return Err(ToolError::invalid_param(
-                "Give 'file_path' or 'path', not two different paths.",
-            ));
-        }
-        (Some(Value::String(path)), _) | (None, Some(Value::String(path))) => path.clone(),
-        (Some(_), _) => return Err(wrong_type("file_path", "a string")),
-        (None, Some(_)) => return Err(wrong_type("path", "a string")),
-        (None, None) => return Err(missing("file_path")),
-    };
+    let path = either_path(args, "file_path")?;
     let edits = match args.get("edits") {
         Some(Value::Array(items)) if items.is_empty() => {
             return Err(ToolError::invalid_param(

@@ -154,6 +154,24 @@ pub(super) fn fields(
     })
 }
 
+/// The path of a request that takes either Claude Code's `file_path` or
+/// `path`: one of them, or both the same; `missing` names the one a request
+/// without either is told about.
+pub(super) fn either_path(
+    args: &Map<String, Value>,
+    missing_name: &str,
+) -> Result<String, ToolError> {
+    match (args.get("file_path"), args.get("path")) {
+        (Some(Value::String(a)), Some(Value::String(b))) if a != b => Err(
+            ToolError::invalid_param("Give 'file_path' or 'path', not two different paths."),
+        ),
+        (Some(Value::String(path)), _) | (None, Some(Value::String(path))) => Ok(path.clone()),
+        (Some(_), _) => Err(wrong_type("file_path", "a string")),
+        (None, Some(_)) => Err(wrong_type("path", "a string")),
+        (None, None) => Err(missing(missing_name)),
+    }
+}
+
 /// The `encoding` parameter: the encoding the caller says the old file is
 /// in, `None` when absent.
 pub(super) fn encoding(

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 
-use super::fields::{encoding, flag, missing, wrong_type};
+use super::fields::{either_path, encoding, flag, wrong_type};
 
 /// A look at one file or directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,17 +40,7 @@ impl ViewRequest {
 /// Anthropic's `view_range` (`[first, last]`, `last` -1 for the end) or
 /// as Claude Code's `offset` (the first line) and `limit` (how many).
 pub(super) fn view(args: &Map<String, Value>) -> Result<ViewRequest, ToolError> {
-    let path = match (args.get("path"), args.get("file_path")) {
-        (Some(Value::String(a)), Some(Value::String(b))) if a != b => {
-            return Err(ToolError::invalid_param(
-                "Give 'file_path' or 'path', not two different paths.",
-            ));
-        }
-        (Some(Value::String(path)), _) | (None, Some(Value::String(path))) => path.clone(),
-        (Some(_), _) => return Err(wrong_type("path", "a string")),
-        (None, Some(_)) => return Err(wrong_type("file_path", "a string")),
-        (None, None) => return Err(missing("path")),
-    };
+    let path = either_path(args, "path")?;
     let (first, last) = match (
         args.get("view_range"),
         args.get("offset"),
