@@ -7,7 +7,7 @@
 use serde_json::json;
 use write_tool::{Options, WriteTool};
 
-use crate::support::{Project, decode, options, tool};
+use crate::support::{Project, decode, options, plant_temps, tool};
 
 /// A view's base: XXH3-128 of the bytes (`docs/contract.md#view`).
 fn base(bytes: &[u8]) -> String {
@@ -137,28 +137,38 @@ fn a_directory_lists_two_levels_without_hidden_or_protected_entries() {
     p.write(".git/config", "[core]\n");
     p.write("src/.cache/c", "c\n");
     p.symlink("../outside", "out");
+    // A link to a directory inside is listed, never entered.
+    p.symlink("src", "alias");
+    // A dead writer's temp file: a look sweeps nothing.
+    let stale = plant_temps(&p.path("src")).stale;
     let before = p.tree();
     for path in [".", "./", "src/.."] {
         let env = p.call(json!({"name": "view", "arguments": {"path": path}}));
         env.assert_status("success");
         assert_eq!(
             env.text,
-            "'.': 5 entries, two levels deep (hidden ones left out):\nREADME.md\nout\nsrc/\n\
-             src/deep/\nsrc/lib.rs",
+            "'.': 6 entries, two levels deep (hidden ones left out):\nREADME.md\nalias\nout\n\
+             src/\nsrc/deep/\nsrc/lib.rs",
             "{path:?}"
         );
         let view = env.data().view.clone().unwrap();
         assert_eq!(
             (view.kind.as_str(), view.total, view.base),
-            ("directory", 5, None)
+            ("directory", 6, None)
         );
     }
-    let env = p.call(json!({"name": "view", "arguments": {"path": "src/deep"}}));
-    assert_eq!(
-        env.text,
-        "'src/deep': 3 entries, two levels deep (hidden ones left out):\nsrc/deep/deeper/\n\
-         src/deep/deeper/x.rs\nsrc/deep/mod.rs"
-    );
+    for path in ["src/deep", "src/deep/"] {
+        let env = p.call(json!({"name": "view", "arguments": {"path": path}}));
+        assert_eq!(
+            env.text,
+            "'src/deep': 3 entries, two levels deep (hidden ones left out):\nsrc/deep/deeper/\n\
+             src/deep/deeper/x.rs\nsrc/deep/mod.rs",
+            "{path}"
+        );
+    }
+    p.call(json!({"name": "view", "arguments": {"path": "src/lib.rs"}}))
+        .assert_status("success");
+    assert!(stale.exists(), "a view sweeps no temp file");
     assert_eq!(p.tree(), before);
 }
 
@@ -195,6 +205,11 @@ fn a_file_in_another_encoding_is_shown_as_text_and_says_which() {
         (env.data().encoding.as_str(), env.data().bom),
         ("utf-16le", true)
     );
+    // The base names the bytes, mark and all, not the text they decode to.
+    let seen = env.data().view.as_ref().unwrap().base.clone().unwrap();
+    assert_eq!(seen, base(&bytes));
+    p.call(json!({"path": "u16.txt", "content": "hello\nworld\n", "base": seen}))
+        .assert_status("success");
 }
 
 #[test]
@@ -266,6 +281,21 @@ fn the_typed_view_carries_the_same_answer() {
     assert_eq!(view.base.as_deref(), Some(base(b"a\nb\nc\n").as_str()));
     assert_eq!(view.lock.map(|l| l.expected_size_bytes), Some(6));
     assert_eq!(typed.path_resolved.as_deref(), Some("t.txt"));
+    let long: String = (1..=3_000).map(|n| format!("{n}\n")).collect();
+    p.write("long.txt", &long);
+    let typed = tool().view(p.root(), "long.txt", 0, None);
+    assert_eq!(typed.status, write_tool::TypedStatus::Partial);
+    let view = typed.view.expect("view data");
+    assert_eq!(
+        (view.first_line, view.last_line, view.next_line),
+        (1, 2_000, Some(2_001))
+    );
+    p.write("b.bin", [0u8, 159, 146, 150, 0, 0, 255]);
+    let binary = tool()
+        .view(p.root(), "b.bin", 0, None)
+        .view
+        .expect("view data");
+    assert_eq!(binary.kind, write_tool::ViewKind::Binary);
     let missing = tool().view(p.root(), "none.txt", 0, None);
     assert_eq!(missing.status, write_tool::TypedStatus::Error);
     assert_eq!(
@@ -364,4 +394,73 @@ fn a_directory_swapped_for_a_link_into_a_protected_place_shows_nothing_of_it() {
     let swaps = swaps.load(Ordering::Relaxed);
     assert!(swaps >= 1_000, "{swaps} swaps");
     assert!(refused > 0 && shown > 0, "shown {shown}, refused {refused}");
+}
+
+#[test]
+fn a_listing_leaves_out_the_hosts_protected_paths_and_says_when_it_stops() {
+    let p = Project::new();
+    p.write("key.pem", "k\n");
+    p.write("src/secrets/x", "s\n");
+    p.write("src/ok.rs", "ok\n");
+    let guarded = WriteTool::new(Options {
+        protect: vec!["*.pem".into(), "secrets".into()],
+        ..options()
+    })
+    .expect("component compiles");
+    let env = decode(&guarded.call(
+        p.root(),
+        &json!({"name": "view", "arguments": {"path": "."}}).to_string(),
+    ));
+    assert_eq!(
+        env.text,
+        "'.': 2 entries, two levels deep (hidden ones left out):\nsrc/\nsrc/ok.rs"
+    );
+
+    for n in 0..1_001 {
+        p.write(&format!("many/f{n:04}"), "x");
+    }
+    let env = p.call(json!({"name": "view", "arguments": {"path": "many"}}));
+    env.assert_status("partial");
+    assert_eq!(env.data().view.as_ref().unwrap().total, 1_001);
+    assert!(
+        env.text.ends_with(
+            "many/f0999\n(1 more not shown, to keep the answer short: view one of the \
+             directories above to see its entries.)"
+        ),
+        "{}",
+        &env.text[env.text.len() - 200..]
+    );
+}
+
+#[test]
+fn another_roots_entries_are_named_as_a_write_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    for d in ["root", "second/sub"] {
+        std::fs::create_dir_all(base.join(d)).unwrap();
+    }
+    std::fs::write(base.join("second/sub/a.txt"), "a\n").unwrap();
+    let root = write_tool::Root::open_all(
+        [base.join("root"), base.join("second")],
+        write_tool::ambient_authority(),
+    )
+    .unwrap();
+    let second = format!("{}/second", base.display());
+    let env = decode(&tool().call(
+        &root,
+        &json!({"name": "view", "arguments": {"path": second}}).to_string(),
+    ));
+    assert_eq!(
+        env.text,
+        format!(
+            "'{second}': 2 entries, two levels deep (hidden ones left out):\n{second}/sub/\n\
+             {second}/sub/a.txt"
+        )
+    );
+    // A name from the listing is one a view (and a write) takes.
+    let env = decode(&tool().call(
+        &root,
+        &json!({"name": "view", "arguments": {"path": format!("{second}/sub/a.txt")}}).to_string(),
+    ));
+    env.assert_status("success");
 }

@@ -560,6 +560,55 @@ mod tests {
     }
 
     #[test]
+    fn a_views_answer_says_no_applied_and_hands_its_base_to_a_model() {
+        let env = Envelope {
+            status: Status::Success,
+            data: Some(Data {
+                applied: false,
+                operation: Operation::View,
+                diff_preview: String::new(),
+                diff_truncated: false,
+                encoding: "utf-8".into(),
+                bom: false,
+                line_endings: Some("lf".into()),
+                lock: None,
+                warnings: Vec::new(),
+                change_id: None,
+                files: Vec::new(),
+                edits: Vec::new(),
+                view: Some(View {
+                    kind: ViewKind::File,
+                    lines: Some([1, 2]),
+                    total: 2,
+                    next_line: None,
+                    base: Some("0123456789abcdef0123456789abcdef".into()),
+                }),
+            }),
+            text: "'a', lines 1-2 of 2:\n     1\tx\n     2\ty".into(),
+            stats: Stats::default(),
+            context: Context::default(),
+            error: None,
+            form: Form::Compact,
+        };
+        let json = env.to_json();
+        assert_eq!(
+            json,
+            r#"{"status":"success","data":{"operation":"view","line_endings":"lf","view":{"kind":"file","lines":[1,2],"total":2,"base":"0123456789abcdef0123456789abcdef"}},"text":"'a', lines 1-2 of 2:\n     1\tx\n     2\ty"}"#
+        );
+        assert_eq!(
+            Envelope::from_json(&json).unwrap().data,
+            env.data,
+            "read back"
+        );
+        assert!(
+            env.for_model(40_000)
+                .ends_with("     2\ty\nbase: 0123456789abcdef0123456789abcdef"),
+            "{}",
+            env.for_model(40_000)
+        );
+    }
+
+    #[test]
     fn bytes_written_come_from_stats_or_from_what_data_says() {
         let lock = |size| {
             Some(LockValues {

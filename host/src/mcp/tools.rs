@@ -230,6 +230,35 @@ mod tests {
     }
 
     #[test]
+    fn view_alone_is_declared_read_only() {
+        let tools = tools(&write_tool_core_definition(), true).unwrap();
+        for tool in &tools {
+            let hints = tool.annotations.as_ref().unwrap();
+            let looks = tool.name == "view";
+            assert_eq!(hints.read_only_hint, Some(looks), "{}", tool.name);
+            if looks {
+                assert_eq!(hints.destructive_hint, Some(false));
+                assert_eq!(hints.idempotent_hint, Some(true));
+            }
+        }
+        assert!(tools.iter().any(|t| t.name == "view"));
+    }
+
+    /// The definition as the component gives it, from the CLI's schema
+    /// of a real component being out of reach here: its `tools` part.
+    fn write_tool_core_definition() -> Value {
+        json!({
+            "name": "Write",
+            "description": "w",
+            "parameters": {"type": "object", "properties": {}},
+            "tools": [
+                {"name": "Edit", "description": "e", "parameters": {"type": "object"}},
+                {"name": "view", "description": "v", "parameters": {"type": "object"}}
+            ]
+        })
+    }
+
+    #[test]
     fn error_envelopes_are_tool_errors_and_keep_their_text() {
         let envelope = r#"{"status":"error","text":"no","error":{"code":"INVALID_PARAM"}}"#;
         let result = result(envelope.to_owned());

@@ -117,6 +117,13 @@ fn view_shows_lines_and_entries_and_changes_nothing() {
         "'a.txt', lines 2-3 of 3:\n     2\ttwo\n     3\tthree"
     );
     assert_eq!(env["data"]["view"]["lines"], json!([2, 3]));
+    let out = run(&["--root", &root, "view", "a.txt", "--to", "2"], b"");
+    let env = envelope(&out);
+    assert_eq!(
+        env["text"],
+        "'a.txt', lines 1-2 of 3:\n     1\tone\n     2\ttwo"
+    );
+    assert!(env["data"]["view"].get("next_line").is_none(), "{env}");
     let out = run(&["--root", &root, "view", "."], b"");
     assert_eq!(
         envelope(&out)["text"],
