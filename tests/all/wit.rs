@@ -74,6 +74,7 @@ fn definition_is_the_contract_schema_with_the_lock_parameters() {
             "expected_mtime_ms",
             "expected_size_bytes",
             "expected_sha256",
+            "base",
             "create_only",
             "keep_format",
             "report_sha256",

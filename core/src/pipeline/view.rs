@@ -268,7 +268,16 @@ fn walked<R>(
     let Some((first, rest)) = names.split_first() else {
         return then(root);
     };
-    let moved = |_| ToolError::replaced_while_read();
+    // A name that is no longer a directory (gone, or a link now) was
+    // swapped since the walk; a directory the system does not let this
+    // process open is said as such.
+    let moved = |e: std::io::Error| {
+        if e.kind() == std::io::ErrorKind::PermissionDenied && !fs::sys::is_sandbox_refusal(&e) {
+            fs::io_error(&e, "opening a directory on the path")
+        } else {
+            ToolError::replaced_while_read()
+        }
+    };
     let mut dir = root.open_dir_at(first).map_err(moved)?;
     for name in rest {
         dir = dir.open_dir_at(name).map_err(moved)?;
