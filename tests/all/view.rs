@@ -7,7 +7,7 @@
 use serde_json::json;
 use write_tool::{Options, WriteTool};
 
-use crate::support::{Project, decode, options, plant_temps, tool};
+use crate::support::{JOURNALING, Project, decode, options, plant_temps, tool};
 
 /// A view's base: XXH3-128 of the bytes (`docs/contract.md#view`).
 fn base(bytes: &[u8]) -> String {
@@ -49,29 +49,34 @@ fn a_file_is_shown_numbered_with_its_format_its_lock_and_its_base() {
 
 #[test]
 fn the_base_is_what_a_write_passes_back_to_change_only_the_version_seen() {
-    let p = Project::new();
-    p.write("a.txt", "one\n");
-    let env = p.call(json!({"name": "view", "arguments": {"path": "a.txt"}}));
-    let seen = env.data().view.as_ref().unwrap().base.clone().unwrap();
-    let write = |content: &str| p.call(json!({"path": "a.txt", "content": content, "base": seen}));
-    write("two\n").assert_status("success");
-    // The base is now an older version's: nothing is written.
-    let before = p.tree();
-    let env = write("three\n");
-    env.assert_error("CONFLICT");
-    assert!(
-        env.text.contains("changed since it was viewed"),
-        "{}",
-        env.text
-    );
-    assert_eq!(p.tree(), before);
-    // An edit takes it too.
-    let env = p.call(json!({"name": "Edit", "arguments": {"file_path": "a.txt",
-        "old_string": "two", "new_string": "2", "base": base(b"two\n")}}));
-    env.assert_status("success");
-    let env = p.call(json!({"path": "a.txt", "content": "x\n", "base": "not hex"}));
-    env.assert_error("INVALID_PARAM");
-    assert_eq!(p.read_string("a.txt"), "2\n");
+    // With the journal, as the CLI runs by default, and without.
+    for journaling in JOURNALING {
+        let p = Project::with(journaling);
+        p.write("a.txt", "one\n");
+        let env = p.call(json!({"name": "view", "arguments": {"path": "a.txt"}}));
+        let seen = env.data().view.as_ref().unwrap().base.clone().unwrap();
+        let write =
+            |content: &str| p.call(json!({"path": "a.txt", "content": content, "base": seen}));
+        write("two\n").assert_status("success");
+        // The base is now an older version's: nothing is written, nothing
+        // recorded.
+        let before = p.tree();
+        let env = write("three\n");
+        env.assert_error("CONFLICT");
+        assert!(
+            env.text.contains("changed since it was viewed"),
+            "{journaling:?}: {}",
+            env.text
+        );
+        assert_eq!(p.tree(), before, "{journaling:?}");
+        // An edit takes it too.
+        let env = p.call(json!({"name": "Edit", "arguments": {"file_path": "a.txt",
+            "old_string": "two", "new_string": "2", "base": base(b"two\n")}}));
+        env.assert_status("success");
+        let env = p.call(json!({"path": "a.txt", "content": "x\n", "base": "not hex"}));
+        env.assert_error("INVALID_PARAM");
+        assert_eq!(p.read_string("a.txt"), "2\n", "{journaling:?}");
+    }
 }
 
 #[test]
