@@ -2,6 +2,7 @@
 //! Schema of the parameters (`docs/contract.md#parameters`).
 
 use serde_json::{Value, json};
+use write_tool_wire::request;
 
 /// The name agents call the tool by.
 pub const TOOL_NAME: &str = "Write";
@@ -9,8 +10,9 @@ pub const TOOL_NAME: &str = "Write";
 /// The definition as a JSON value: `Write`'s, with every tool the
 /// component answers to a model under `tools` (`Write` first, then
 /// `Edit`, `edit_file`, `apply_patch` and `view`), so that a host reading
-/// the top level gets `Write` as it always did; and under `custom_tools`,
-/// `apply_patch` as an OpenAI custom tool held to a grammar.
+/// the top level gets `Write` as it always did; under `custom_tools`,
+/// `apply_patch` as an OpenAI custom tool held to a grammar; and under
+/// `anthropic_tools`, Anthropic's text editor, which the tool executes.
 pub fn definition() -> Value {
     let mut write = write_definition();
     let tools = json!([
@@ -22,6 +24,11 @@ pub fn definition() -> Value {
     ]);
     write["tools"] = tools;
     write["custom_tools"] = json!([apply_patch_freeform()]);
+    // Anthropic's text editor is defined by Anthropic: its entry is the
+    // type and name alone (`docs/contract.md#text-editor`).
+    write["anthropic_tools"] = json!([
+        {"type": "text_editor_20250728", "name": request::TEXT_EDITOR}
+    ]);
     write
 }
 
@@ -101,6 +108,11 @@ fn edit_definition() -> Value {
             "description": "Replace every occurrence of old_string instead of exactly one.",
             "default": false
         },
+        "insert_line": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Insert new_string as lines of their own after this line (0: at the top) instead of replacing; old_string then empty."
+        },
         "edits": {
             "type": "array",
             "description": "Several edits of the file instead of old_string/new_string: applied in order, each to the result of the one before, all or none.",
@@ -110,7 +122,8 @@ fn edit_definition() -> Value {
                 "properties": {
                     "old_string": {"type": "string"},
                     "new_string": {"type": "string"},
-                    "replace_all": {"type": "boolean", "default": false}
+                    "replace_all": {"type": "boolean", "default": false},
+                    "insert_line": {"type": "integer", "minimum": 0}
                 },
                 "required": ["old_string", "new_string"]
             }

@@ -206,11 +206,7 @@ fn one_wrong_line(old: &str) -> Option<String> {
 }
 
 fn ladder(file: &str, old: &str, new: &str) -> Option<String> {
-    let edits = [Edit {
-        old: old.into(),
-        new: new.into(),
-        replace_all: false,
-    }];
+    let edits = [Edit::replace(old, new, false)];
     edit::apply(file, &edits, Instant::now() + Duration::from_secs(1))
         .ok()
         .map(|e| e.text)
@@ -297,11 +293,7 @@ impl Tally {
     /// Whether the ladder's refusal shows the model where to look.
     fn closest(&mut self, case: &Case) {
         let line = case.file[..case.region.0].matches('\n').count() + 1;
-        let edits = [Edit {
-            old: case.old.clone(),
-            new: case.new.clone(),
-            replace_all: false,
-        }];
+        let edits = [Edit::replace(case.old.clone(), case.new.clone(), false)];
         let deadline = Instant::now() + Duration::from_secs(1);
         if let Err(edit::EditError::NotFound {
             closest: Some(c), ..

@@ -423,11 +423,7 @@ fn ladder(file: &str, old: &str, new: &str) -> Option<String> {
 }
 
 fn one(old: &str, new: &str) -> Edit {
-    Edit {
-        old: old.into(),
-        new: new.into(),
-        replace_all: false,
-    }
+    Edit::replace(old, new, false)
 }
 
 fn soon() -> Instant {

@@ -107,26 +107,15 @@ impl wit::Guest for Component {
     }
 
     fn edit(path: String, edits: Vec<wit::TextEdit>, dry_run: bool) -> wit::Envelope {
-        let request = EditRequest {
-            request: Request::new(path, String::new(), dry_run),
-            edits: edits
-                .into_iter()
-                .map(|e| Edit {
-                    old: e.old_text,
-                    new: e.new_text,
-                    replace_all: e.replace_all,
-                })
-                .collect(),
-        };
-        let envelope = match setup() {
-            Ok(Setup { config, roots }) => write_tool_core::edit(&roots, &request, &config),
-            Err(err) => err.into_envelope(
-                0,
-                serde_json::json!({"path": request.request.path, "dry_run": dry_run}),
-                None,
-            ),
-        };
-        envelope.into()
+        let edits = edits
+            .into_iter()
+            .map(|e| Edit::replace(e.old_text, e.new_text, e.replace_all))
+            .collect();
+        edited(path, edits, dry_run)
+    }
+
+    fn insert(path: String, line: u64, text: String, dry_run: bool) -> wit::Envelope {
+        edited(path, vec![Edit::insert(line, text)], dry_run)
     }
 
     fn apply_patch(patch: String, dry_run: bool) -> wit::Envelope {
@@ -208,3 +197,20 @@ impl wit::Guest for Component {
 bindings::export!(Component with_types_in bindings);
 
 write_tool_wire::envelope_into_wit!(crate::bindings::exports::tool);
+
+/// Edit the file at `path` through the typed interface.
+fn edited(path: String, edits: Vec<Edit>, dry_run: bool) -> wit::Envelope {
+    let request = EditRequest {
+        request: Request::new(path, String::new(), dry_run),
+        edits,
+    };
+    let envelope = match setup() {
+        Ok(Setup { config, roots }) => write_tool_core::edit(&roots, &request, &config),
+        Err(err) => err.into_envelope(
+            0,
+            serde_json::json!({"path": request.request.path, "dry_run": dry_run}),
+            None,
+        ),
+    };
+    envelope.into()
+}

@@ -134,10 +134,15 @@ fn dispatch(
             old,
             new,
             replace_all,
+            insert_after,
             edits_json: _,
             dry_run,
         } => {
-            let single = old.zip(new).map(|(old, new)| (old, new, replace_all));
+            let single = match (old, insert_after) {
+                (Some(old), _) => new.map(|new| commands::OneEdit::Replace(old, new, replace_all)),
+                (None, Some(line)) => new.map(|new| commands::OneEdit::Insert(line, new)),
+                (None, None) => None,
+            };
             commands::edit(&tool, &root, &path, single, dry_run, limit, pretty)
         }
         Command::View { path, from, to } => commands::view(&tool, &root, &path, from, to, pretty),

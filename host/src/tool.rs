@@ -234,6 +234,17 @@ impl WriteTool {
         )
     }
 
+    /// Insert `text` after line `line` (0: before the first) of the file
+    /// at `path` through the typed interface (`insert`).
+    pub fn insert(&self, root: &Root, path: &str, line: u64, text: &str, dry_run: bool) -> Typed {
+        self.typed(
+            root,
+            path,
+            || serde_json::json!({"path": path, "insert_line": line, "dry_run": dry_run}),
+            |guest, store| guest.call_insert(store, path, line, text, dry_run),
+        )
+    }
+
     /// Show the file or directory at `path` through the typed interface
     /// (`view`): lines `first_line` (from 1) to `last_line` (none: the
     /// end). Changes nothing, so sweeps nothing.

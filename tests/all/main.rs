@@ -51,6 +51,8 @@ mod roots;
 /// The component as agent runtimes run it: plain wasmtime, the root
 /// preopened by its host path, no settings, JSON arguments.
 mod runtimes;
+/// Anthropic's text editor tool: its commands, words and rules.
+mod text_editor;
 /// Replacing files: identity, permission bits, hard links, no-ops.
 mod update;
 /// `view`: numbered lines, pages, directories, and the write's rules.

@@ -199,6 +199,7 @@ fn the_exports_are_the_tool_and_nothing_a_model_could_loosen() {
             "write",
             "call",
             "edit",
+            "insert",
             "apply-patch",
             "write-many",
             "revert",

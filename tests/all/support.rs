@@ -68,16 +68,17 @@ impl Project {
     /// A project whose changes are recorded in a journal beside the root
     /// (`journal/`, outside it).
     pub fn journaled() -> Project {
-        let mut p = Project::new();
+        Project::journaled_as(ProjectPreopen::Dot)
+    }
+
+    /// [`Project::journaled`], its root preopened as `naming` says.
+    pub fn journaled_as(naming: ProjectPreopen) -> Project {
+        let mut p = Project::named(naming);
         let journal = p.base.join("journal");
         fs::create_dir(&journal).expect("journal");
         fs::set_permissions(&journal, fs::Permissions::from_mode(0o700)).expect("private");
-        let root = Root::open_all_as(
-            [p.base.join("root")],
-            ProjectPreopen::Dot,
-            ambient_authority(),
-        )
-        .expect("open root");
+        let root = Root::open_all_as([p.base.join("root")], naming, ambient_authority())
+            .expect("open root");
         p.root = root.with_journal(&journal).expect("journal");
         p
     }

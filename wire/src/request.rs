@@ -117,6 +117,13 @@ pub const VIEW: &str = "view";
 /// `view` under the name and parameters of Claude Code's `Read`
 /// (`file_path`, `offset`, `limit`).
 pub const READ: &str = "Read";
+/// Anthropic's text editor tool (`text_editor_20250728` and
+/// `text_editor_20250429`), whose `command` says what it does
+/// (`docs/contract.md#text-editor`).
+pub const TEXT_EDITOR: &str = "str_replace_based_edit_tool";
+/// Anthropic's text editor tool under the name of its versions with
+/// `undo_edit` (`text_editor_20250124`, `text_editor_20241022`).
+pub const TEXT_EDITOR_UNDO: &str = "str_replace_editor";
 
 /// The request shapes, as a message names them for a caller that sent
 /// none of them.

@@ -42,6 +42,15 @@ pub enum EditError {
         /// Their first lines.
         lines: Vec<u64>,
     },
+    /// An insert's line is past the text's last.
+    InsertLine {
+        /// Which edit, from 0.
+        index: usize,
+        /// The line it named.
+        line: u64,
+        /// The lines the text has.
+        total: u64,
+    },
     /// An edit changes text an earlier one wrote.
     Overlap {
         /// Which edit, from 0.
@@ -79,20 +88,25 @@ fn not_found(who: &str, path: &str, closest: Option<&Closest>, gap: Option<usize
          and escapes. Nothing was changed."
     );
     if let Some(c) = closest {
-        text.push_str(&format!(
-            "\nClosest: lines {}-{} ({:.0}% alike{}), old → file:\n{}",
-            c.first_line,
-            c.last_line,
-            c.similarity * 100.0,
-            also(c),
-            c.diff
-        ));
+        text.push_str(&closest_region(c));
     }
     if closest.is_none() {
         text.push('\n');
     }
     text.push_str("Copy the old text from the file as it is now.");
     text
+}
+
+/// Where the closest region is and how it differs, on lines of its own.
+fn closest_region(c: &Closest) -> String {
+    format!(
+        "\nClosest: lines {}-{} ({:.0}% alike{}), old → file:\n{}",
+        c.first_line,
+        c.last_line,
+        c.similarity * 100.0,
+        also(c),
+        c.diff
+    )
 }
 
 /// The other regions as alike, for a sentence: `; as alike: 9-12,
@@ -108,7 +122,72 @@ fn also(c: &Closest) -> String {
 /// Most line numbers an ambiguity lists.
 const MAX_LISTED: usize = 20;
 
+/// Whose words a failure is told in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Voice {
+    /// The tool's own (`docs/contract.md#edit`).
+    #[default]
+    Tool,
+    /// Those of Anthropic's reference text editor, which models that call
+    /// `str_replace_based_edit_tool` know (`docs/contract.md#text-editor`).
+    TextEditor,
+}
+
+/// Most characters of an old text a failure repeats.
+const MAX_QUOTED: usize = 400;
+
 impl EditError {
+    /// The message for `edits` on `path`, in `voice`'s words.
+    pub fn told(&self, path: &str, edits: &[super::types::Edit], voice: Voice) -> String {
+        if voice == Voice::TextEditor
+            && let Some(words) = self.as_text_editor_says(path, edits)
+        {
+            return words;
+        }
+        self.message(path, edits.len())
+    }
+
+    /// Anthropic's reference text editor's words for a `str_replace` that
+    /// did not apply, where it has them, and the closest region after them
+    /// (the reference has none).
+    fn as_text_editor_says(&self, path: &str, edits: &[super::types::Edit]) -> Option<String> {
+        let quoted = |index: usize| {
+            let old = edits.get(index).map_or("", |e| e.old.as_str());
+            match old.char_indices().nth(MAX_QUOTED) {
+                Some((end, _)) => format!("{}…", &old[..end]),
+                None => old.to_owned(),
+            }
+        };
+        match self {
+            EditError::NotFound {
+                index,
+                closest,
+                gap: None,
+                ..
+            } => {
+                let mut text = format!(
+                    "No replacement was performed, old_str `{}` did not appear verbatim in {path}.",
+                    quoted(*index)
+                );
+                if let Some(c) = closest {
+                    text.push_str(&closest_region(c));
+                }
+                Some(text)
+            }
+            EditError::Ambiguous { index, lines, .. } => {
+                let listed: Vec<String> =
+                    lines.iter().take(MAX_LISTED).map(u64::to_string).collect();
+                Some(format!(
+                    "No replacement was performed. Multiple occurrences of old_str `{}` in lines \
+                     [{}]. Please ensure it is unique",
+                    quoted(*index),
+                    listed.join(", ")
+                ))
+            }
+            _ => None,
+        }
+    }
+
     /// The message for a call of `count` edits on `path`.
     pub fn message(&self, path: &str, count: usize) -> String {
         let who = |i: usize| {
@@ -175,6 +254,13 @@ impl EditError {
                 "{}: the old text is in '{path}' exactly once, inside line {exact}, but it is \
                  also whole lines at line {other} when whitespace is ignored; which one is meant \
                  is not clear. Add surrounding lines to make it unique. Nothing was changed.",
+                who(*index)
+            ),
+            // The words of Anthropic's reference text editor, which a
+            // model knows (`docs/contract.md#text-editor`).
+            EditError::InsertLine { index, line, total } => format!(
+                "{}: invalid `insert_line` parameter: {line}. It should be within the range of \
+                 lines of the file: [0, {total}]. Nothing was changed.",
                 who(*index)
             ),
             EditError::Overlap { index, other } => format!(

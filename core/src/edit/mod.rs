@@ -20,6 +20,7 @@ mod doubt;
 mod error;
 mod fast;
 mod indent;
+mod insert;
 pub mod patch;
 mod repair;
 mod types;
@@ -32,17 +33,24 @@ use canon::Form;
 pub use canon::Tolerance;
 pub use closest::Closest;
 use doubt::{skipped_neighbour, whole_lines_elsewhere};
-pub use error::EditError;
+pub use error::{EditError, Voice};
 use indent::Reindent;
+use insert::insert_at;
 pub use repair::Repair;
 use repair::split_line;
 use types::Region;
 pub(crate) use types::line_numbers;
 pub use types::{Edit, Edited, Matched};
+use types::{has_indentation, has_line};
 
 /// Apply `edits` to `text` in order. `deadline` bounds the search for the
 /// closest region when an old text is nowhere.
 pub fn apply(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, EditError> {
+    // An insert's place is a line number, which only the text as the
+    // edits before it left it can say.
+    if edits.iter().any(|e| e.insert_line.is_some()) {
+        return sequence(text, edits, deadline);
+    }
     // The fast path takes edits whose ends are fitted already.
     let fitted: Vec<Option<String>> = edits.iter().map(|e| fit_end(text, e)).collect();
     if fitted.iter().all(Option::is_none) {
@@ -54,9 +62,8 @@ pub fn apply(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Ed
             .iter()
             .zip(&fitted)
             .map(|(e, f)| Edit {
-                old: e.old.clone(),
                 new: f.clone().unwrap_or_else(|| e.new.clone()),
-                replace_all: e.replace_all,
+                ..e.clone()
             })
             .collect();
         if let Some(mut done) = fast::all_at_once(text, &owned) {
@@ -88,34 +95,14 @@ fn sequence(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Edi
     let mut written: Vec<(usize, usize, usize)> = Vec::new();
     let mut matches = Vec::with_capacity(edits.len());
     for (index, edit) in edits.iter().enumerate() {
-        if edit.old.is_empty() {
-            return Err(EditError::EmptyOld(index));
-        }
-        let fitted = fit_end(&current, edit);
-        if edit.old == *fitted.as_ref().unwrap_or(&edit.new) {
-            return Err(EditError::Same(index));
-        }
-        let Some((tolerance, regions, repairs)) = locate_repaired(&current, edit, index)? else {
-            let consumed = index > 0 && text.contains(edit.old.as_str());
-            // A line that stands for lines left out, unless the file has
-            // it (a Python stub's `...`).
-            let gap = edit
-                .old
-                .lines()
-                .position(|l| repair::is_elision(l) && !has_line(&current, l.trim()));
-            return Err(EditError::NotFound {
-                index,
-                closest: if consumed {
-                    None
-                } else if let Some(gap) = gap {
-                    closest::around_gap(&current, &edit.old, gap, deadline)
-                        .or_else(|| closest::find(&current, &edit.old, deadline))
-                } else {
-                    closest::find(&current, &edit.old, deadline)
-                },
-                consumed,
-                gap: gap.filter(|_| !consumed),
-            });
+        let (tolerance, regions, repairs) = if let Some(line) = edit.insert_line {
+            (
+                Tolerance::Exact,
+                vec![insert_at(&current, line, &edit.new, index)?],
+                Vec::new(),
+            )
+        } else {
+            replaced(&current, text, edit, index, deadline)?
         };
         for r in &regions {
             if let Some(&(_, _, other)) = written
@@ -125,7 +112,11 @@ fn sequence(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Edi
                 return Err(EditError::Overlap { index, other });
             }
         }
-        let lines = line_numbers(&current, regions.iter().map(|r| r.start));
+        // An insert's place is the line its text starts on.
+        let lines = match edit.insert_line {
+            Some(line) => vec![line + 1],
+            None => line_numbers(&current, regions.iter().map(|r| r.start)),
+        };
         let grown: usize = regions.iter().map(|r| r.replacement.len()).sum();
         let mut out = String::with_capacity(current.len() + grown);
         let mut last = 0;
@@ -164,6 +155,47 @@ fn sequence(text: &str, edits: &[Edit], deadline: Instant) -> Result<Edited, Edi
 /// Where an edit applies: the rung that found it, its places, and what was
 /// repaired first.
 type Found = (Tolerance, Vec<Region>, Vec<Repair>);
+
+/// Where a replacing edit applies in `current` (`text` as the edits before
+/// it left it), or why it does not.
+fn replaced(
+    current: &str,
+    text: &str,
+    edit: &Edit,
+    index: usize,
+    deadline: Instant,
+) -> Result<Found, EditError> {
+    if edit.old.is_empty() {
+        return Err(EditError::EmptyOld(index));
+    }
+    let fitted = fit_end(current, edit);
+    if edit.old == *fitted.as_ref().unwrap_or(&edit.new) {
+        return Err(EditError::Same(index));
+    }
+    if let Some(found) = locate_repaired(current, edit, index)? {
+        return Ok(found);
+    }
+    let consumed = index > 0 && text.contains(edit.old.as_str());
+    // A line that stands for lines left out, unless the file has it (a
+    // Python stub's `...`).
+    let gap = edit
+        .old
+        .lines()
+        .position(|l| repair::is_elision(l) && !has_line(current, l.trim()));
+    Err(EditError::NotFound {
+        index,
+        closest: if consumed {
+            None
+        } else if let Some(gap) = gap {
+            closest::around_gap(current, &edit.old, gap, deadline)
+                .or_else(|| closest::find(current, &edit.old, deadline))
+        } else {
+            closest::find(current, &edit.old, deadline)
+        },
+        consumed,
+        gap: gap.filter(|_| !consumed),
+    })
+}
 
 /// [`locate`] with the new text's end fitted, and when the old text is
 /// nowhere as it came, the same with each [`Repair`] whose mark it shows,
@@ -371,18 +403,6 @@ fn tolerant(text: &str, edit: &Edit, form: &Form, needle: &str, level: Tolerance
     regions
 }
 
-/// Whether some non-blank line of `text` has indentation.
-fn has_indentation(text: &str) -> bool {
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| l.starts_with([' ', '\t']))
-}
-
-/// Whether `text` has a line that is `line` once trimmed.
-fn has_line(text: &str, line: &str) -> bool {
-    text.lines().any(|l| l.trim() == line)
-}
-
 /// The new text fitted to the file's `region`, which the old text matched
 /// on rung `level`, and whether the old text's indentation is the
 /// region's as written; `None` when it does not relate to the region's by
@@ -484,15 +504,66 @@ mod tests {
 
     /// One edit without `replace_all`.
     pub(super) fn edit(old: &str, new: &str) -> Edit {
-        Edit {
-            old: old.into(),
-            new: new.into(),
-            replace_all: false,
-        }
+        Edit::replace(old, new, false)
     }
 
     fn run(text: &str, edits: &[Edit]) -> Result<Edited, EditError> {
         apply(text, edits, Instant::now() + Duration::from_secs(1))
+    }
+
+    #[test]
+    fn an_insert_puts_whole_lines_after_the_line_it_names() {
+        let text = "a\nb\nc\n";
+        let at = |line: u64, new: &str| run(text, &[Edit::insert(line, new)]).map(|e| e.text);
+        assert_eq!(at(0, "x\n").unwrap(), "x\na\nb\nc\n");
+        assert_eq!(at(2, "x").unwrap(), "a\nb\nx\nc\n");
+        assert_eq!(at(3, "x\ny\n").unwrap(), "a\nb\nc\nx\ny\n");
+        assert_eq!(at(3, "x").unwrap(), "a\nb\nc\nx\n");
+        // The last line without a break gets one before the text.
+        let open = "a\nb";
+        let end = run(open, &[Edit::insert(2, "x")]).unwrap();
+        assert_eq!(end.text, "a\nb\nx");
+        assert_eq!(end.matches[0].lines, [3]);
+        // A file of CRLF lines gets CRLF where a break is added.
+        let crlf = run("a\r\nb\r\n", &[Edit::insert(1, "x")]).unwrap();
+        assert_eq!(crlf.text, "a\r\nx\r\nb\r\n");
+        assert_eq!(run("", &[Edit::insert(0, "x")]).unwrap().text, "x");
+    }
+
+    #[test]
+    fn an_insert_past_the_last_line_or_of_nothing_is_refused() {
+        let err = run("a\nb\n", &[Edit::insert(3, "x")]).unwrap_err();
+        assert_eq!(
+            err,
+            EditError::InsertLine {
+                index: 0,
+                line: 3,
+                total: 2
+            }
+        );
+        assert!(
+            err.message("f", 1).contains("[0, 2]"),
+            "{}",
+            err.message("f", 1)
+        );
+        assert_eq!(
+            run("a\n", &[Edit::insert(1, "")]).unwrap_err(),
+            EditError::Same(0)
+        );
+    }
+
+    #[test]
+    fn an_insert_counts_lines_as_the_edits_before_it_left_them() {
+        let edits = [edit("a\n", "a\na2\n"), Edit::insert(2, "x")];
+        let done = run("a\nb\n", &edits).unwrap();
+        assert_eq!(done.text, "a\na2\nx\nb\n");
+        assert_eq!(done.matches[1].lines, [3]);
+        // An insert inside text an earlier edit wrote overlaps it.
+        let inside = [edit("b\n", "b1\nb2\n"), Edit::insert(2, "x")];
+        assert_eq!(
+            run("a\nb\n", &inside).unwrap_err(),
+            EditError::Overlap { index: 1, other: 0 }
+        );
     }
 
     fn one(text: &str, old: &str, new: &str) -> (String, Tolerance) {

@@ -12,6 +12,31 @@ pub struct Edit {
     pub new: String,
     /// Replace every place the old text is, rather than exactly one.
     pub replace_all: bool,
+    /// Insert the new text after this line (from 1; 0: before the first)
+    /// instead of replacing old text, which is then empty.
+    pub insert_line: Option<u64>,
+}
+
+impl Edit {
+    /// Replace `old` by `new`: in exactly one place, or every one.
+    pub fn replace(old: impl Into<String>, new: impl Into<String>, replace_all: bool) -> Edit {
+        Edit {
+            old: old.into(),
+            new: new.into(),
+            replace_all,
+            insert_line: None,
+        }
+    }
+
+    /// Insert `text` after line `line` (0: before the first).
+    pub fn insert(line: u64, text: impl Into<String>) -> Edit {
+        Edit {
+            old: String::new(),
+            new: text.into(),
+            replace_all: false,
+            insert_line: Some(line),
+        }
+    }
 }
 
 /// Where one edit applied and how.
@@ -46,6 +71,18 @@ pub(crate) fn line_numbers(text: &str, starts: impl Iterator<Item = usize>) -> V
             line
         })
         .collect()
+}
+
+/// Whether some non-blank line of `text` has indentation.
+pub(super) fn has_indentation(text: &str) -> bool {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.starts_with([' ', '\t']))
+}
+
+/// Whether `text` has a line that is `line` once trimmed.
+pub(super) fn has_line(text: &str, line: &str) -> bool {
+    text.lines().any(|l| l.trim() == line)
 }
 
 /// One place an edit changes, in the text it applies to.

@@ -19,6 +19,7 @@ pub use write_tool_wire::ErrorCode;
 use write_tool_wire::{Envelope, messages};
 
 mod content;
+mod editor;
 mod journal;
 mod path;
 mod view;

@@ -140,8 +140,13 @@ pub(super) fn tool_of(shape: &str) -> ToolName {
     }
 }
 
-/// One edit's fields.
+/// One edit's fields: a replacement (`old_string`, `new_string`,
+/// `replace_all`), or an insert (`insert_line` and the text as
+/// `new_string` or, as Anthropic's models send it, `insert_text`).
 pub(super) fn one_edit(item: &Map<String, Value>) -> Result<Edit, ToolError> {
+    if let Some(line) = item.get("insert_line") {
+        return one_insert(item, line);
+    }
     let text = |names: [&str; 3]| -> Result<String, ToolError> {
         for name in names {
             match item.get(name) {
@@ -159,9 +164,35 @@ pub(super) fn one_edit(item: &Map<String, Value>) -> Result<Edit, ToolError> {
         (None, Some(_)) => flag(item, "replaceAll", false)?,
         (None, None) => false,
     };
-    Ok(Edit {
-        old,
-        new,
-        replace_all,
-    })
+    Ok(Edit::replace(old, new, replace_all))
+}
+
+/// An insert's fields.
+fn one_insert(item: &Map<String, Value>, line: &Value) -> Result<Edit, ToolError> {
+    let line = line
+        .as_u64()
+        .ok_or_else(|| wrong_type("insert_line", "a line number from 0 (0: before the first)"))?;
+    let replacing = ["old_string", "oldText", "old_text"]
+        .iter()
+        .any(|name| item.get(*name).is_some_and(|v| v != ""));
+    if replacing || item.get("replace_all").is_some_and(|v| v == true) {
+        return Err(ToolError::invalid_param(
+            "An edit either replaces old_string or inserts after insert_line, not both. \
+             Nothing was changed.",
+        ));
+    }
+    for name in [
+        "insert_text",
+        "new_string",
+        "newText",
+        "new_text",
+        "new_str",
+    ] {
+        match item.get(name) {
+            Some(Value::String(text)) => return Ok(Edit::insert(line, text.clone())),
+            Some(_) => return Err(wrong_type(name, "a string")),
+            None => {}
+        }
+    }
+    Err(missing("insert_text"))
 }

@@ -39,6 +39,10 @@ pub enum RevertTarget {
     Change(String),
     /// Every change since the checkpoint of this name.
     Checkpoint(String),
+    /// The latest change of the file of this name (as the journal names
+    /// it), which must have changed that file alone: Anthropic's text
+    /// editor's `undo_edit`.
+    LatestOf(String),
 }
 
 /// The host's requests on the journal.

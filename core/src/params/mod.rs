@@ -23,12 +23,14 @@ use write_tool_wire::{Form, echo};
 use crate::error::ToolError;
 
 mod edit;
+mod editor;
 mod fields;
 mod journal;
 mod view;
 
 pub use edit::{EditRequest, PatchRequest, parse_patch};
 use edit::{edit, patch_request};
+pub use editor::{EditorCommand, EditorRequest};
 pub use fields::Request;
 use fields::{request_from, truncate};
 pub use journal::{JournalRequest, ManyRequest, RevertRequest, RevertTarget};
@@ -54,6 +56,8 @@ pub enum Call {
     Patch(PatchRequest),
     /// Show a file or directory, changing nothing.
     View(ViewRequest),
+    /// A command of Anthropic's text editor tool.
+    TextEditor(EditorRequest),
 }
 
 /// Parse raw call input into any request the tool takes. Always returns
@@ -95,7 +99,9 @@ fn parse_named(args: Map<String, Value>, name: Option<String>) -> (Value, Result
     let name = name.unwrap_or_else(|| {
         // The arguments alone: their keys say which request they are.
         let has = |key: &str| args.contains_key(key);
-        if has("journal") {
+        if has("command") {
+            shapes::TEXT_EDITOR
+        } else if has("journal") {
             shapes::JOURNAL
         } else if has("patch") {
             shapes::APPLY_PATCH
@@ -140,6 +146,17 @@ fn parse_named(args: Map<String, Value>, name: Option<String>) -> (Value, Result
             (echo(), edit(&args, &name).map(Call::Edit))
         }
         shapes::VIEW | shapes::READ => (echo(), view::view(&args).map(Call::View)),
+        shapes::TEXT_EDITOR | shapes::TEXT_EDITOR_UNDO => {
+            let result = editor::editor(&args, &name);
+            let mut args = args;
+            for key in ["file_text", "old_str", "new_str", "insert_text"] {
+                if let Some(Value::String(text)) = args.get(key) {
+                    let elided = echo::content(text);
+                    args.insert(key.into(), elided);
+                }
+            }
+            (echo::arguments(args), result.map(Call::TextEditor))
+        }
         other => match ToolName::parse(other) {
             Some(tool) => {
                 let (echo, result) = request_from(args, tool);
@@ -150,7 +167,8 @@ fn parse_named(args: Map<String, Value>, name: Option<String>) -> (Value, Result
                 Err(ToolError::invalid_param(format!(
                     "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file'), \
                      with 'Edit' ('MultiEdit', 'edit_file'), 'apply_patch', 'write_many', \
-                     'revert', 'checkpoint' and 'view' ('Read').",
+                     'revert', 'checkpoint', 'view' ('Read') and Anthropic's \
+                     'str_replace_based_edit_tool' ('str_replace_editor').",
                     truncate(other, 64)
                 ))),
             ),

@@ -30,11 +30,19 @@ pub(super) struct Stack {
     voided: HashSet<u64>,
     /// Each revert's undone seqs.
     undoes: HashMap<u64, Vec<u64>>,
+    /// The changes of the file [`Stack::read_of`] was asked about, and how
+    /// many files each changed.
+    of_file: HashMap<u64, usize>,
 }
 
 impl Stack {
     /// The log's changes, read line by line.
     pub(super) fn read(journal: &Journal) -> Result<Stack, ToolError> {
+        Stack::read_of(journal, None)
+    }
+
+    /// The log's changes, and which of them changed the file `path`.
+    fn read_of(journal: &Journal, path: Option<&str>) -> Result<Stack, ToolError> {
         let mut stack = Stack::default();
         journal
             .scan(|_, record| {
@@ -50,6 +58,11 @@ impl Stack {
                             undoes.extend(record.reverts.as_deref().and_then(seq_of));
                         }
                         stack.undoes.insert(record.seq, undoes);
+                    }
+                    if let Some(path) = path
+                        && record.files.iter().any(|f| f.path == path)
+                    {
+                        stack.of_file.insert(record.seq, record.files.len());
                     }
                     stack
                         .entries
@@ -112,7 +125,11 @@ pub(super) fn choose(
     target: &RevertTarget,
     config: &Config,
 ) -> Result<Chosen, ToolError> {
-    let stack = Stack::read(journal)?;
+    let of = match target {
+        RevertTarget::LatestOf(path) => Some(path.as_str()),
+        _ => None,
+    };
+    let stack = Stack::read_of(journal, of)?;
     let model = config.by == By::Model;
     let changes = |from: u64| {
         stack
@@ -130,6 +147,22 @@ pub(super) fn choose(
                 })
                 .ok_or_else(|| ToolError::no_such_change("change to revert"))?;
             (vec![*seq], single(*seq), crate::journal::id_of(*seq))
+        }
+        RevertTarget::LatestOf(path) => {
+            let undone = stack.undone();
+            let (seq, _, _, _) = changes(0)
+                .rfind(|(seq, kind, by, _)| {
+                    *kind != Kind::Revert
+                        && stack.of_file.contains_key(seq)
+                        && !undone.contains(seq)
+                        && (!model || *by == By::Model)
+                })
+                .ok_or_else(|| ToolError::no_such_change(&format!("change of '{path}' to undo")))?;
+            let id = crate::journal::id_of(*seq);
+            if stack.of_file.get(seq).is_some_and(|&n| n > 1) {
+                return Err(ToolError::undo_of_many(path, &id));
+            }
+            (vec![*seq], single(*seq), id)
         }
         RevertTarget::Change(id) => {
             let named = || ToolError::no_such_change(&format!("change '{id}'"));

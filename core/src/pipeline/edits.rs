@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::edit::patch::{self, Hunk};
-use crate::edit::{self, Edit, Edited};
+use crate::edit::{self, Edit, Edited, Voice};
 use crate::error::ToolError;
 use crate::format::Plan;
 use crate::fs::TargetKind;
@@ -26,17 +26,14 @@ pub(super) fn check_target(
 ) -> Result<(), ToolError> {
     if target.resolved.kind != TargetKind::File {
         let display = &target.display;
-        return Err(ToolError::invalid_param(if removing {
-            format!(
+        return Err(if removing {
+            ToolError::invalid_param(format!(
                 "'{display}' is not a file (it does not exist, or is a directory), so the patch \
                  cannot remove it. Nothing was written."
-            )
+            ))
         } else {
-            format!(
-                "File '{display}' does not exist. An edit changes a file that exists; to \
-                 create one, use Write. Nothing was written."
-            )
-        }));
+            ToolError::no_file_to_edit(display)
+        });
     }
     if shared {
         return Err(ToolError::shared_file_edit(&target.display));
@@ -48,12 +45,13 @@ pub(super) fn check_target(
 pub(super) fn apply(
     plan: &Plan<'_>,
     edits: &[Edit],
+    voice: Voice,
     display: &str,
     config: &Config,
 ) -> Result<Edited, ToolError> {
     let deadline = text_of(plan, display, config)?;
     edit::apply(&plan.old_text, edits, deadline)
-        .map_err(|e| ToolError::invalid_param(e.message(display, edits.len())))
+        .map_err(|e| ToolError::invalid_param(e.told(display, edits, voice)))
 }
 
 /// The old file's text with a patch's `hunks` applied, or why they
@@ -86,12 +84,16 @@ pub(super) fn echo(request: &EditRequest) -> Value {
     let edits: Vec<Value> = request
         .edits
         .iter()
-        .map(|e| {
-            json!({
+        .map(|e| match e.insert_line {
+            Some(line) => json!({
+                "insert_line": line,
+                "new_text": echo::content(&e.new),
+            }),
+            None => json!({
                 "old_text": echo::content(&e.old),
                 "new_text": echo::content(&e.new),
                 "replace_all": e.replace_all,
-            })
+            }),
         })
         .collect();
     let mut args = serde_json::Map::new();

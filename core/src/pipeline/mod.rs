@@ -36,6 +36,7 @@ mod checkpoint;
 mod choose;
 mod commit;
 mod config;
+mod editor;
 mod edits;
 pub mod gc;
 mod group;
@@ -63,6 +64,7 @@ use write_tool_wire::envelope::{Envelope, elapsed_ms};
 
 pub use config::Config;
 
+use crate::edit::Voice;
 use crate::params::{
     Call, EditRequest, ManyRequest, PatchRequest, Request, RevertRequest, RevertTarget, ViewRequest,
 };
@@ -82,7 +84,7 @@ pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
             single::answer(roots, &request, Source::Content, echo, config, start)
         }
         Ok(Call::Edit(edit)) => {
-            let source = Source::Edits(&edit.edits);
+            let source = Source::Edits(&edit.edits, Voice::Tool);
             single::answer(roots, &edit.request, source, echo, config, start)
         }
         Ok(Call::Many(request)) => many::answer(roots, &request, echo, config, start),
@@ -91,6 +93,7 @@ pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
         Ok(Call::Journal(request)) => admin::answer(roots, &request, echo, config, start),
         Ok(Call::Patch(request)) => patch::answer(roots, &request, echo, config, start),
         Ok(Call::View(request)) => view::answer(roots, &request, echo, config, start),
+        Ok(Call::TextEditor(request)) => editor::answer(roots, &request, echo, config, start),
         Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
     };
     // A person's own commands answer in full (a script reads their
@@ -140,6 +143,9 @@ pub fn revert(roots: &Roots, request: &RevertRequest, config: &Config) -> Envelo
     let start = Instant::now();
     let echo = match &request.target {
         RevertTarget::Latest => serde_json::json!({"dry_run": request.dry_run}),
+        RevertTarget::LatestOf(path) => {
+            serde_json::json!({"path": path, "dry_run": request.dry_run})
+        }
         RevertTarget::Change(id) => {
             serde_json::json!({"change_id": id, "dry_run": request.dry_run})
         }
@@ -199,7 +205,7 @@ pub fn edit(roots: &Roots, request: &EditRequest, config: &Config) -> Envelope {
     single::answer(
         roots,
         &request.request,
-        Source::Edits(&request.edits),
+        Source::Edits(&request.edits, Voice::Tool),
         echo,
         config,
         start,

@@ -2,8 +2,8 @@
 //! in the file (see the module list in `mod.rs`): whatever the operation,
 //! a file reaches the commit through [`prepare`].
 
-use crate::edit::Edit;
 use crate::edit::patch::Hunk;
+use crate::edit::{Edit, Voice};
 use crate::error::ToolError;
 use crate::format::{self, TextEncoding};
 use crate::fs;
@@ -35,8 +35,9 @@ pub(super) struct Prepared<'r, 'b> {
 pub(super) enum Source<'a> {
     /// The request's content, whole.
     Content,
-    /// Edits of the old file's text (`docs/contract.md#edit`).
-    Edits(&'a [Edit]),
+    /// Edits of the old file's text (`docs/contract.md#edit`), and whose
+    /// words tell why they do not apply.
+    Edits(&'a [Edit], Voice),
     /// A patch's hunks for the old file's text (`docs/contract.md#patch`).
     Hunks(&'a [Hunk]),
     /// Nothing: the file goes (a patch's delete).
@@ -82,8 +83,13 @@ pub(super) fn prepare<'r, R>(
     let (edited, matches) = match source {
         Source::Content => (None, Vec::new()),
         Source::Remove => (Some(String::new()), Vec::new()),
-        Source::Edits(list) => {
-            let edited = edits::apply(&plan, list, &target.display, config)?;
+        Source::Edits(list, voice) => {
+            // The text editor's words name the file as its model did.
+            let named = match voice {
+                Voice::Tool => target.display.as_str(),
+                Voice::TextEditor => request.path.as_str(),
+            };
+            let edited = edits::apply(&plan, list, voice, named, config)?;
             check_content(&edited.text, config)?;
             (Some(edited.text), edited.matches)
         }

@@ -42,7 +42,20 @@ pub(super) fn answer(
     config: &Config,
     start: Instant,
 ) -> Envelope {
-    group_envelope(run(roots, request, config), request.dry_run, echo, start)
+    answer_told(roots, request, echo, config, start, |err| err)
+}
+
+/// [`answer`], with a failure told as `tell` tells it.
+pub(super) fn answer_told(
+    roots: &Roots,
+    request: &RevertRequest,
+    echo: Value,
+    config: &Config,
+    start: Instant,
+    tell: impl FnOnce(ToolError) -> ToolError,
+) -> Envelope {
+    let result = run(roots, request, config).map_err(tell);
+    group_envelope(result, request.dry_run, echo, start)
 }
 
 /// What a revert does to one file.

@@ -30,8 +30,21 @@ pub(super) fn answer(
     config: &Config,
     start: Instant,
 ) -> Envelope {
+    answer_told(roots, request, source, echo, config, start, |err| err)
+}
+
+/// [`answer`], with a failure told as `tell` tells it.
+pub(super) fn answer_told(
+    roots: &Roots,
+    request: &Request,
+    source: Source<'_>,
+    echo: Value,
+    config: &Config,
+    start: Instant,
+    tell: impl FnOnce(ToolError) -> ToolError,
+) -> Envelope {
     let mut resolved = None;
-    match run(roots, request, source, config, &mut resolved) {
+    match run(roots, request, source, config, &mut resolved).map_err(tell) {
         Ok(outcome) => outcome.into_envelope(request, echo, elapsed_ms(start), resolved),
         Err(err) if request.tool == ToolName::WriteFile && err.kind() == ErrorKind::OutsideRoot => {
             // `write_file`'s callers match on its own wording

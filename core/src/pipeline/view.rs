@@ -29,8 +29,20 @@ pub(super) fn answer(
     config: &Config,
     start: Instant,
 ) -> Envelope {
+    answer_told(roots, request, echo, config, start, |err| err)
+}
+
+/// [`answer`], with a failure told as `tell` tells it.
+pub(super) fn answer_told(
+    roots: &Roots,
+    request: &ViewRequest,
+    echo: Value,
+    config: &Config,
+    start: Instant,
+    tell: impl FnOnce(ToolError) -> ToolError,
+) -> Envelope {
     let mut resolved = None;
-    match run(roots, request, config, &mut resolved) {
+    match run(roots, request, config, &mut resolved).map_err(tell) {
         Ok(shown) => shown.into_envelope(echo, elapsed_ms(start), resolved),
         Err(err) => err.into_envelope(elapsed_ms(start), echo, resolved),
     }

@@ -57,13 +57,22 @@ pub(crate) fn write(
     answer_person(envelope, pretty)
 }
 
+/// One edit from `write-tool edit`'s flags.
+#[derive(Debug)]
+pub(crate) enum OneEdit {
+    /// `--old`, `--new`, `--replace-all`.
+    Replace(String, String, bool),
+    /// `--insert-after`, `--new`.
+    Insert(u64, String),
+}
+
 /// `write-tool edit PATH`: one edit from the flags, or the JSON array of
 /// edits on stdin.
 pub(crate) fn edit(
     tool: &WriteTool,
     root: &Root,
     path: &str,
-    single: Option<(String, String, bool)>,
+    single: Option<OneEdit>,
     dry_run: bool,
     limit: usize,
     pretty: bool,
@@ -77,9 +86,10 @@ pub(crate) fn edit(
         )
     };
     let envelope = match single {
-        Some((old, new, replace_all)) => edit(json!([
+        Some(OneEdit::Replace(old, new, replace_all)) => edit(json!([
             {"old_string": old, "new_string": new, "replace_all": replace_all}
         ])),
+        Some(OneEdit::Insert(line, new)) => edit(json!([{"insert_line": line, "new_string": new}])),
         None => input::from_stdin(
             limit,
             "edit --edits-json read nothing on stdin: give a JSON array of edits.",

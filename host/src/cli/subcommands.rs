@@ -28,9 +28,10 @@ pub(crate) enum Command {
         content_file: Option<PathBuf>,
     },
     /// Edit an existing file: replace --old with --new (exactly one place,
-    /// or every one with --replace-all), or, with --edits-json, several
-    /// edits read from stdin as a JSON array
-    /// ([{"old_string": ..., "new_string": ...}, ...]), in order, all or
+    /// or every one with --replace-all), insert --new after line
+    /// --insert-after, or, with --edits-json, several edits read from
+    /// stdin as a JSON array ([{"old_string": ..., "new_string": ...},
+    /// {"insert_line": ..., "new_string": ...}, ...]), in order, all or
     /// none.
     Edit {
         /// Path relative to the root, with '/' separators.
@@ -39,14 +40,24 @@ pub(crate) enum Command {
         #[arg(
             long,
             allow_hyphen_values = true,
-            required_unless_present = "edits_json",
+            required_unless_present_any = ["edits_json", "insert_after"],
+            requires = "new",
+            conflicts_with_all = ["edits_json", "insert_after"]
+        )]
+        old: Option<String>,
+        /// The text to put in its place, or to insert (it may start with
+        /// '-').
+        #[arg(long, allow_hyphen_values = true, conflicts_with = "edits_json")]
+        new: Option<String>,
+        /// Insert --new as lines of their own after this line (0: at the
+        /// top) instead of replacing.
+        #[arg(
+            long,
+            value_name = "LINE",
             requires = "new",
             conflicts_with = "edits_json"
         )]
-        old: Option<String>,
-        /// The text to put in its place (it may start with '-').
-        #[arg(long, allow_hyphen_values = true, requires = "old")]
-        new: Option<String>,
+        insert_after: Option<u64>,
         /// Replace every place --old is.
         #[arg(long, requires = "old")]
         replace_all: bool,

@@ -45,7 +45,7 @@ use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
-use write_tool_wire::{Envelope, ErrorCode};
+use write_tool_wire::{Envelope, ErrorCode, request};
 
 mod log;
 mod stdio;
@@ -399,7 +399,11 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
-        if !self.tools.iter().any(|t| t.name == name) {
+        // Anthropic's text editor is answered though not listed: a model's
+        // schema for it is built in, and a client that forwards its
+        // `tool_use` blocks calls it by name (`docs/contract.md#text-editor`).
+        let editor = [request::TEXT_EDITOR, request::TEXT_EDITOR_UNDO].contains(&name);
+        if !editor && !self.tools.iter().any(|t| t.name == name) {
             return Err(ErrorData::invalid_params(
                 format!(
                     "Unknown tool '{name}'. This server has {}.",

@@ -101,6 +101,48 @@ fn an_error_envelope_exits_one() {
 }
 
 #[test]
+fn edit_inserts_after_a_line_with_insert_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_arg(dir.path());
+    fs::write(dir.path().join("a.txt"), "one\nthree\n").unwrap();
+    let args = [
+        "--root",
+        &root,
+        "edit",
+        "a.txt",
+        "--insert-after",
+        "1",
+        "--new",
+        "two",
+    ];
+    let out = run(&args, b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(envelope(&out)["data"]["edits"][0]["lines"], json!([2]));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+    // Past the last line: refused, the file as it was.
+    let args = [
+        "--root",
+        &root,
+        "edit",
+        "a.txt",
+        "--insert-after",
+        "9",
+        "--new",
+        "x",
+    ];
+    let out = run(&args, b"");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(envelope(&out)["error"]["code"], "INVALID_PARAM");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+}
+
+#[test]
 fn view_shows_lines_and_entries_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let root = root_arg(dir.path());

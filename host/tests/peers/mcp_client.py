@@ -91,6 +91,19 @@ async def main(binary, root):
             env = envelope(await session.call_tool("Write", {"path": "src/a.txt", "content": "one\ntwo\n", "base": view["base"]}))
             assert env["status"] == "success", env
 
+            # Anthropic's text editor, called by name as a client that
+            # forwards Claude's tool_use blocks calls it, though not listed:
+            # answered in the words of Anthropic's reference implementation.
+            result = await session.call_tool("str_replace_based_edit_tool", {"command": "insert", "path": f"{root}/src/a.txt", "insert_line": 1, "insert_text": "one and a half\n"})
+            env = envelope(result)
+            assert result.is_error is not True and env["status"] == "success", env
+            assert env["text"].startswith(f"The file {root}/src/a.txt has been edited. Here's the result of running `cat -n` on a snippet of the edited file:\n"), env
+            with open(f"{root}/src/a.txt") as f:
+                assert f.read() == "one\none and a half\ntwo\n"
+            result = await session.call_tool("str_replace_based_edit_tool", {"command": "create", "path": "src/a.txt", "file_text": "x\n"})
+            assert result.is_error is True, result
+            assert envelope(result)["text"] == "File already exists at: src/a.txt. Cannot overwrite files using command `create`.", result
+
             env = envelope(await session.call_tool("Write", {"path": "dry.txt", "content": "x\n", "dry_run": True}))
             assert env["status"] == "partial" and env["data"]["applied"] is False, env
 

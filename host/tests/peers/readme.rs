@@ -279,6 +279,8 @@ fn the_main_readme_runs_as_written() {
         sandbox.demo_file("lib/util.py"),
         "def helper():\n    return 1\n"
     );
+    // Claude's text editor: a create, then an insert at the top.
+    assert_eq!(sandbox.demo_file("docs/todo.md"), "# To do\n- ship\n");
 }
 
 /// The README's Wassette policy: what Wassette reads from a component's

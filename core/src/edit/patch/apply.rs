@@ -56,18 +56,14 @@ pub fn apply_hunks(text: &str, hunks: &[Hunk], deadline: Instant) -> Result<Edit
             });
             continue;
         }
-        let edit = Edit {
-            old: join(&hunk.old),
-            new: join(&hunk.new),
-            replace_all: false,
-        };
+        let edit = Edit::replace(join(&hunk.old), join(&hunk.new), false);
         let edit = if !current.ends_with('\n') && hunk.end_of_file {
             // The file's last line has no break: neither has the hunk's.
-            Edit {
-                old: edit.old.trim_end_matches('\n').to_owned(),
-                new: edit.new.trim_end_matches('\n').to_owned(),
-                replace_all: false,
-            }
+            Edit::replace(
+                edit.old.trim_end_matches('\n'),
+                edit.new.trim_end_matches('\n'),
+                false,
+            )
         } else {
             edit
         };
