@@ -276,8 +276,82 @@ fn undo_edit_never_undoes_another_files_change_with_it() {
     let bare = Project::new();
     bare.write("a.txt", "a\n");
     let env = bare.call(tool_use(json!({"command": "undo_edit", "path": "a.txt"})));
-    env.assert_status("error");
+    env.assert_error("PERMISSION_DENIED");
+    assert!(env.text.contains("keeps no journal"), "{}", env.text);
     assert_eq!(bare.read_string("a.txt"), "a\n");
+}
+
+#[test]
+fn undo_edit_keeps_what_changed_since_and_what_a_person_did() {
+    let p = project();
+    p.call(tool_use(
+        json!({"command": "create", "path": "a.py", "file_text": "a\n"}),
+    ))
+    .assert_status("success");
+    p.call(tool_use(
+        json!({"command": "str_replace", "path": "a.py", "old_str": "a", "new_str": "b"}),
+    ))
+    .assert_status("success");
+    // Changed by hand since: the undo would lose it, so it is refused.
+    p.write("a.py", "by hand\n");
+    let env = p.call(tool_use(json!({"command": "undo_edit", "path": "a.py"})));
+    env.assert_error("CONFLICT");
+    assert_eq!(p.read_string("a.py"), "by hand\n");
+    // A person's change is not the model's to undo.
+    let person = crate::support::tool().call_as_person(
+        p.root(),
+        &json!({"path": "b.txt", "content": "person\n"}).to_string(),
+    );
+    assert!(person.contains("\"success\""), "{person}");
+    let env = p.call(tool_use(json!({"command": "undo_edit", "path": "b.txt"})));
+    env.assert_status("error");
+    assert_eq!(p.read_string("b.txt"), "person\n");
+}
+
+#[test]
+fn a_dry_run_and_the_commands_own_parameters_are_kept() {
+    let p = project();
+    p.write("a.txt", "one\n");
+    let before = p.tree();
+    // A dry run is told in the tool's words: nothing was created.
+    let env = p.call(tool_use(
+        json!({"command": "create", "path": "new.txt", "file_text": "x\n", "dry_run": true}),
+    ));
+    env.assert_status("partial");
+    assert!(!env.text.starts_with("File created"), "{}", env.text);
+    let typed = crate::support::tool().insert(p.root(), "a.txt", 0, "zero", true);
+    assert_eq!(typed.data.map(|d| d.applied), Some(false));
+    assert_eq!(p.tree(), before);
+    // A client that sends every field sends `null` for those it leaves.
+    p.call(tool_use(
+        json!({"command": "str_replace", "path": "a.txt", "old_str": "one",
+        "new_str": "two", "insert_line": null, "file_text": null, "view_range": null}),
+    ))
+    .assert_status("success");
+    assert_eq!(p.read_string("a.txt"), "two\n");
+    let env = p.call(tool_use(
+        json!({"command": "insert", "path": "a.txt", "insert_line": 0}),
+    ));
+    assert_eq!(
+        env.text,
+        "Parameter `insert_text` is required for command: insert"
+    );
+    let env = p.call(json!({"name": "Edit", "arguments": {"file_path": "a.txt",
+        "insert_line": 0, "new_string": "x", "replace_all": true}}));
+    env.assert_error("INVALID_PARAM");
+    let env = p.call(
+        json!({"type": "tool_use", "id": "t", "name": "str_replace_editor",
+        "input": {"command": "rename", "path": "a.txt"}}),
+    );
+    assert!(env.text.ends_with("insert, undo_edit"), "{}", env.text);
+    // An old text is repeated at most 400 characters.
+    let long = "z".repeat(500);
+    let env = p.call(tool_use(
+        json!({"command": "str_replace", "path": "a.txt", "old_str": long, "new_str": "x"}),
+    ));
+    let quoted = format!("`{}…`", "z".repeat(400));
+    assert!(env.text.contains(&quoted), "{}", env.text);
+    assert_eq!(p.read_string("a.txt"), "two\n");
 }
 
 #[test]

@@ -528,6 +528,16 @@ mod tests {
         let crlf = run("a\r\nb\r\n", &[Edit::insert(1, "x")]).unwrap();
         assert_eq!(crlf.text, "a\r\nx\r\nb\r\n");
         assert_eq!(run("", &[Edit::insert(0, "x")]).unwrap().text, "x");
+        // In the middle of a file whose last line has no break, and after
+        // that line in the file's own ending.
+        assert_eq!(
+            run("a\nb", &[Edit::insert(1, "x")]).unwrap().text,
+            "a\nx\nb"
+        );
+        assert_eq!(
+            run("a\r\nb", &[Edit::insert(2, "x")]).unwrap().text,
+            "a\r\nb\r\nx"
+        );
     }
 
     #[test]

@@ -144,7 +144,8 @@ pub(super) fn tool_of(shape: &str) -> ToolName {
 /// `replace_all`), or an insert (`insert_line` and the text as
 /// `new_string` or, as Anthropic's models send it, `insert_text`).
 pub(super) fn one_edit(item: &Map<String, Value>) -> Result<Edit, ToolError> {
-    if let Some(line) = item.get("insert_line") {
+    // `null` is no insert: a client's schema may send every field.
+    if let Some(line) = item.get("insert_line").filter(|v| !v.is_null()) {
         return one_insert(item, line);
     }
     let text = |names: [&str; 3]| -> Result<String, ToolError> {

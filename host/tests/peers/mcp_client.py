@@ -103,6 +103,9 @@ async def main(binary, root):
             result = await session.call_tool("str_replace_based_edit_tool", {"command": "create", "path": "src/a.txt", "file_text": "x\n"})
             assert result.is_error is True, result
             assert envelope(result)["text"] == "File already exists at: src/a.txt. Cannot overwrite files using command `create`.", result
+            result = await session.call_tool("str_replace_editor", {"command": "view", "path": "src/a.txt", "view_range": [2, 2]})
+            assert result.is_error is not True, result
+            assert envelope(result)["text"] == "Here's the result of running `cat -n` on src/a.txt:\n     2\tone and a half\n", result
 
             env = envelope(await session.call_tool("Write", {"path": "dry.txt", "content": "x\n", "dry_run": True}))
             assert env["status"] == "partial" and env["data"]["applied"] is False, env
