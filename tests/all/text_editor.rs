@@ -292,6 +292,13 @@ fn undo_edit_keeps_what_changed_since_and_what_a_person_did() {
         json!({"command": "str_replace", "path": "a.py", "old_str": "a", "new_str": "b"}),
     ))
     .assert_status("success");
+    // A dry run of an undo says what it would do and does nothing.
+    let before = p.tree();
+    let env = p.call(tool_use(
+        json!({"command": "undo_edit", "path": "a.py", "dry_run": true}),
+    ));
+    env.assert_status("partial");
+    assert_eq!(p.tree(), before);
     // Changed by hand since: the undo would lose it, so it is refused.
     p.write("a.py", "by hand\n");
     let env = p.call(tool_use(json!({"command": "undo_edit", "path": "a.py"})));
@@ -339,6 +346,18 @@ fn a_dry_run_and_the_commands_own_parameters_are_kept() {
     let env = p.call(json!({"name": "Edit", "arguments": {"file_path": "a.txt",
         "insert_line": 0, "new_string": "x", "replace_all": true}}));
     env.assert_error("INVALID_PARAM");
+    // The change made is the one the command shows: no `edits` of
+    // another shape in its place.
+    p.call(tool_use(
+        json!({"command": "str_replace", "path": "a.txt", "old_str": "two",
+        "new_str": "2", "edits": [{"old_string": "two", "new_string": "hidden"}]}),
+    ))
+    .assert_status("success");
+    assert_eq!(p.read_string("a.txt"), "2\n");
+    // A write that happens to carry a `command` key is a write.
+    p.call(json!({"path": "w.txt", "content": "w\n", "command": "view"}))
+        .assert_status("success");
+    assert_eq!(p.read_string("w.txt"), "w\n");
     let env = p.call(
         json!({"type": "tool_use", "id": "t", "name": "str_replace_editor",
         "input": {"command": "rename", "path": "a.txt"}}),
@@ -351,7 +370,7 @@ fn a_dry_run_and_the_commands_own_parameters_are_kept() {
     ));
     let quoted = format!("`{}…`", "z".repeat(400));
     assert!(env.text.contains(&quoted), "{}", env.text);
-    assert_eq!(p.read_string("a.txt"), "two\n");
+    assert_eq!(p.read_string("a.txt"), "2\n");
 }
 
 #[test]
@@ -383,6 +402,13 @@ fn failures_are_told_in_the_references_words_and_change_nothing() {
                 "new_str": "return 0"}),
             "No replacement was performed. Multiple occurrences of old_str `return False` in \
              lines [3, 6]. Please ensure it is unique"
+                .to_owned(),
+        ),
+        (
+            // Each line once, however often it holds the old text.
+            json!({"command": "str_replace", "path": path, "old_str": "n", "new_str": "m"}),
+            "No replacement was performed. Multiple occurrences of old_str `n` in lines [1, 2, \
+             3, 4, 5, 6, 7]. Please ensure it is unique"
                 .to_owned(),
         ),
         (

@@ -175,6 +175,9 @@ impl EditError {
                 Some(text)
             }
             EditError::Ambiguous { index, lines, .. } => {
+                // Each line once, as the reference lists them.
+                let mut lines = lines.clone();
+                lines.dedup();
                 let listed: Vec<String> =
                     lines.iter().take(MAX_LISTED).map(u64::to_string).collect();
                 Some(format!(

@@ -11,7 +11,7 @@ use write_tool_wire::request as shapes;
 use crate::error::ToolError;
 
 use super::edit::{EditRequest, edit};
-use super::fields::{Request, fields, wrong_type};
+use super::fields::{Request, fields, flag, wrong_type};
 use super::view::{ViewRequest, view};
 
 /// One command of the text editor.
@@ -35,8 +35,14 @@ pub enum EditorCommand {
     StrReplace(EditRequest),
     /// `insert`: text inserted after a line.
     Insert(EditRequest),
-    /// `undo_edit`: the path's latest change undone, from the journal.
-    UndoEdit,
+    /// `undo_edit`: the path's latest change undone, from the journal (a
+    /// dry run, or forced over a change made since, as a revert may be).
+    UndoEdit {
+        /// Compute everything, change nothing.
+        dry_run: bool,
+        /// Undo even over a change made since, losing it.
+        force: bool,
+    },
 }
 
 impl EditorCommand {
@@ -47,7 +53,7 @@ impl EditorCommand {
             EditorCommand::Create(_) => "create",
             EditorCommand::StrReplace(_) => "str_replace",
             EditorCommand::Insert(_) => "insert",
-            EditorCommand::UndoEdit => "undo_edit",
+            EditorCommand::UndoEdit { .. } => "undo_edit",
         }
     }
 }
@@ -112,7 +118,10 @@ pub(super) fn editor(args: &Map<String, Value>, tool: &str) -> Result<EditorRequ
             args.insert("insert_text".into(), Value::String(inserted));
             EditorCommand::Insert(edit(&args, shapes::EDIT_FILE)?)
         }
-        "undo_edit" => EditorCommand::UndoEdit,
+        "undo_edit" => EditorCommand::UndoEdit {
+            dry_run: flag(args, "dry_run", false)?,
+            force: flag(args, "force", false)?,
+        },
         other => {
             let undo = if tool == shapes::TEXT_EDITOR_UNDO {
                 ", undo_edit"
@@ -129,16 +138,25 @@ pub(super) fn editor(args: &Map<String, Value>, tool: &str) -> Result<EditorRequ
     Ok(EditorRequest { path, command })
 }
 
-/// The arguments without the command's texts, which the edit takes under
-/// its own names.
+/// The parameters an edit takes besides its texts, which the command
+/// gives under its own names: nothing else reaches the edit, so that the
+/// change made is the one the command shows (no `edits` of another shape
+/// in its place, no `replace_all` the command does not have).
+const EDIT_PARAMETERS: [&str; 8] = [
+    "path",
+    "dry_run",
+    "expected_mtime_ms",
+    "expected_size_bytes",
+    "expected_sha256",
+    "base",
+    "report_sha256",
+    "encoding",
+];
+
+/// The arguments an edit takes, without the command's texts.
 fn without_texts(args: &Map<String, Value>) -> Map<String, Value> {
     args.iter()
-        .filter(|(key, _)| {
-            !matches!(
-                key.as_str(),
-                "command" | "old_str" | "new_str" | "insert_text" | "file_text" | "view_range"
-            )
-        })
+        .filter(|(key, _)| EDIT_PARAMETERS.contains(&key.as_str()))
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect()
 }

@@ -99,7 +99,7 @@ fn parse_named(args: Map<String, Value>, name: Option<String>) -> (Value, Result
     let name = name.unwrap_or_else(|| {
         // The arguments alone: their keys say which request they are.
         let has = |key: &str| args.contains_key(key);
-        if has("command") {
+        if has("command") && !has("content") {
             shapes::TEXT_EDITOR
         } else if has("journal") {
             shapes::JOURNAL

@@ -50,7 +50,10 @@ pub(super) fn answer(
             let source = Source::Edits(&edit.edits, Voice::TextEditor);
             single::answer_told(roots, &edit.request, source, echo, config, start, tell)
         }
-        EditorCommand::UndoEdit => undo(roots, path, echo, config, start, tell),
+        &EditorCommand::UndoEdit { dry_run, force } => {
+            let how = (dry_run, force);
+            undo(roots, path, how, echo, config, start, tell)
+        }
     };
     let Some(data) = envelope.data.as_ref() else {
         return envelope;
@@ -72,7 +75,7 @@ pub(super) fn answer(
             "The file {path} has been edited. Here's the result of running `cat -n` on a \
              snippet of the edited file:\n{snippet}{REVIEW_INSERT}"
         )),
-        EditorCommand::UndoEdit => Some(format!(
+        EditorCommand::UndoEdit { .. } => Some(format!(
             "Last edit to {path} undone successfully. Here's the result of running `cat -n` \
              on a snippet of {path}:\n{snippet}"
         )),
@@ -93,6 +96,7 @@ pub(super) fn answer(
 fn undo(
     roots: &Roots,
     path: &str,
+    (dry_run, force): (bool, bool),
     echo: Value,
     config: &Config,
     start: Instant,
@@ -104,8 +108,8 @@ fn undo(
     };
     let request = RevertRequest {
         target: RevertTarget::LatestOf(named),
-        dry_run: false,
-        force: false,
+        dry_run,
+        force,
     };
     revert::answer_told(roots, &request, echo, config, start, tell)
 }

@@ -59,7 +59,7 @@ pub(crate) enum Command {
         )]
         insert_after: Option<u64>,
         /// Replace every place --old is.
-        #[arg(long, requires = "old")]
+        #[arg(long, requires = "old", conflicts_with = "insert_after")]
         replace_all: bool,
         /// Read the edits from stdin as a JSON array.
         #[arg(long)]
