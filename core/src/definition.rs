@@ -83,7 +83,7 @@ fn lock_parameters() -> Value {
         "base": {
             "type": "string",
             "pattern": "^[0-9a-fA-F]{32}$",
-            "description": "The version you viewed: view's data.view.base. If the file changed since, nothing is written (CONFLICT)."
+            "description": "The version you viewed: view's data.view.base. If the file changed since, your change is merged onto it, or, where the changes meet, nothing is written (CONFLICT)."
         }
     })
 }

@@ -127,6 +127,8 @@ pub struct Data {
     pub edits: Vec<EditMatch>,
     #[serde(default)]
     pub view: Option<ViewData>,
+    #[serde(default)]
+    pub merged: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

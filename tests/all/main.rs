@@ -39,6 +39,8 @@ mod journal;
 mod journal_attack;
 /// Host limits: content size, memory cap, time bound.
 mod limits;
+/// A stale write merged onto the file now, against `git merge-file`.
+mod merge;
 /// Multi-file patches: all or nothing, deletes and moves by the host's
 /// leave.
 mod patch;

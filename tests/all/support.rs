@@ -215,6 +215,15 @@ impl Project {
         Tree::of(&self.base)
     }
 
+    /// [`Project::tree`] without the versions a view keeps for merges
+    /// (`journal/seen`, `docs/contract.md#merge`) and the directories'
+    /// times they change: what a look must leave as it was.
+    pub fn tree_but_seen(&self) -> Tree {
+        self.tree()
+            .without("journal/seen")
+            .without_directory_times()
+    }
+
     /// [`Project::tree`] without the files' bytes.
     pub fn tree_without_contents(&self) -> Tree {
         Tree::of_metadata(&self.base)

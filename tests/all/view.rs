@@ -19,7 +19,7 @@ fn a_file_is_shown_numbered_with_its_format_its_lock_and_its_base() {
     let p = Project::journaled();
     let bytes = b"fn main() {\r\n    println!(\"hi\");\r\n}\r\n";
     p.write("src/main.rs", bytes);
-    let before = p.tree();
+    let before = p.tree_but_seen();
     let env = p.call(json!({"name": "view", "arguments": {"path": "src/main.rs"}}));
     env.assert_status("success");
     assert_eq!(
@@ -43,8 +43,14 @@ fn a_file_is_shown_numbered_with_its_format_its_lock_and_its_base() {
     let size = bytes.len() as u64;
     assert_eq!(env.stats.numbers(), (0, size, size, 0, 0));
     assert_eq!(env.context.path_resolved.as_deref(), Some("src/main.rs"));
-    // A look changes nothing: not the file, not the journal beside it.
-    assert_eq!(p.tree(), before);
+    // A look changes nothing: not the file, not the journal's record
+    // beside it; it keeps the version it showed, for a merge.
+    assert_eq!(p.tree_but_seen(), before);
+    let base = base(bytes);
+    assert_eq!(
+        std::fs::read(p.journal().join("seen").join(&base)).expect("kept"),
+        bytes
+    );
 }
 
 #[test]

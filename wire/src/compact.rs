@@ -114,6 +114,9 @@ impl Serialize for CompactData<'_> {
         if let Some(view) = &data.view {
             map.serialize_entry("view", view)?;
         }
+        if data.merged {
+            map.serialize_entry("merged", &true)?;
+        }
         map.end()
     }
 }

@@ -164,6 +164,12 @@ pub struct Data {
     /// The lines themselves are in `text`, once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<View>,
+    /// The file had changed since the version the call's `base` named, and
+    /// the call's change was merged onto it (`docs/contract.md#merge`);
+    /// absent otherwise. Not in the WIT record (a field there would break
+    /// the typed interface of 0.1): the envelope's `text` says it there.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub merged: bool,
 }
 
 /// What a `view` showed (`data.view`), beside the text that shows it.
@@ -519,6 +525,7 @@ mod tests {
                 files: Vec::new(),
                 edits: Vec::new(),
                 view: None,
+                merged: false,
             }),
             text: "[Dry Run] Would update 'x' (+0/-0 lines).".into(),
             stats: Stats {
@@ -583,6 +590,7 @@ mod tests {
                     next_line: None,
                     base: Some("0123456789abcdef0123456789abcdef".into()),
                 }),
+                merged: false,
             }),
             text: "'a', lines 1-2 of 2:\n     1\tx\n     2\ty".into(),
             stats: Stats::default(),
@@ -633,6 +641,7 @@ mod tests {
                 files,
                 edits: Vec::new(),
                 view: None,
+                merged: false,
             }),
             text: String::new(),
             stats: Stats::default(),
@@ -693,6 +702,7 @@ mod tests {
             files: Vec::new(),
             edits,
             view: None,
+            merged: false,
         };
         let env = |data| Envelope {
             status: Status::Success,

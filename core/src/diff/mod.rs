@@ -64,6 +64,15 @@ pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummar
     diff_keeping(old, new, path, limits).0
 }
 
+/// Whether the diff of `old` against `new` finds its script within the
+/// budget `limits` give texts of their size: a three-way merge, whose
+/// diffs have no budget of their own, runs only on changes that pass.
+pub fn within_budget(old: &str, new: &str, limits: &DiffLimits) -> bool {
+    let mut budget = Budget::new(limits.work_for(old.len().saturating_add(new.len())));
+    let (_, coarse) = line_ops(&lines(old), &lines(new), &mut budget);
+    !coarse
+}
+
 /// The lines a diff keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keeping {

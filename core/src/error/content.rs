@@ -21,11 +21,41 @@ impl ToolError {
     #[cold]
     pub fn changed_since_viewed(path: &str) -> Self {
         Self::new(
-            ErrorKind::Changed,
+            ErrorKind::StaleBase,
             format!(
                 "File '{path}' changed since it was viewed (its content is not the version \
                  the base names); nothing was written. View it again and make the change on \
                  what it holds now."
+            ),
+        )
+    }
+
+    /// A change made on a version since changed whose lines meet the other
+    /// writer's: `conflicts` shows where.
+    #[cold]
+    pub fn merge_conflict(path: &str, count: usize, conflicts: &str) -> Self {
+        let places = if count == 1 { "place" } else { "places" };
+        Self::new(
+            ErrorKind::StaleBase,
+            format!(
+                "File '{path}' changed since it was viewed, and your change and the other meet \
+                 in {count} {places}; nothing was written. Where they meet, the file now \
+                 (<<<<<<< now) and your change (>>>>>>> yours):\n{conflicts}\nView it again \
+                 and make the change on what it holds now."
+            ),
+        )
+    }
+
+    /// A change made on a version since changed, with too much changed on
+    /// either side to merge within the diff's budget.
+    #[cold]
+    pub fn too_much_to_merge(path: &str) -> Self {
+        Self::new(
+            ErrorKind::StaleBase,
+            format!(
+                "File '{path}' changed since it was viewed, and the changes are too large to \
+                 merge; nothing was written. View it again and make the change on what it \
+                 holds now."
             ),
         )
     }

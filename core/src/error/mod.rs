@@ -62,6 +62,9 @@ pub enum ErrorKind {
     ExistingTooLarge,
     /// The file differs from the lock values the call gave.
     Changed,
+    /// The file is no longer the version the call's `base` names, and the
+    /// call's change could not be merged onto it.
+    StaleBase,
     /// The file the lock values describe is gone.
     Vanished,
     /// `create_only`, and a file is there.
@@ -120,9 +123,12 @@ impl ErrorKind {
             | K::NotShown => ErrorCode::AccessDenied,
             K::OsRefused | K::ReadOnlyRoot | K::HostRefused => ErrorCode::PermissionDenied,
             K::IsDirectory => ErrorCode::IsDirectory,
-            K::Changed | K::Vanished | K::Exists | K::SharedFile | K::RevertConflict => {
-                ErrorCode::Conflict
-            }
+            K::Changed
+            | K::StaleBase
+            | K::Vanished
+            | K::Exists
+            | K::SharedFile
+            | K::RevertConflict => ErrorCode::Conflict,
             K::ExistingTooLarge
             | K::Storage
             | K::Cancelled

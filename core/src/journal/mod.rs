@@ -36,6 +36,7 @@ mod mark;
 mod record;
 mod scan;
 mod secret;
+mod seen;
 
 use std::io;
 use std::sync::OnceLock;
@@ -47,6 +48,7 @@ pub use mark::{Head, Mark, Pending};
 pub use record::{By, FileChange, Kind, Op, Record, State, id_of, seq_of};
 pub use scan::MAX_RECORD_BYTES;
 pub use secret::SECRET;
+pub use seen::{MAX_SEEN, SEEN};
 
 use crate::fs::Dir;
 

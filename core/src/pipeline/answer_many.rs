@@ -114,6 +114,7 @@ impl Group {
                 files,
                 edits: Vec::new(),
                 view: None,
+                merged: false,
             }),
             text: self.text(),
             stats: Stats {

@@ -79,6 +79,7 @@ pub(super) fn checkpoint(
                 files: Vec::new(),
                 edits: Vec::new(),
                 view: None,
+                merged: false,
             }),
             text: format!(
                 "Checkpoint '{name}' set ({}): revert with {{\"to\": \"{name}\"}} undoes every \

@@ -43,6 +43,7 @@ mod group;
 mod journaled;
 mod lock;
 mod many;
+mod merge;
 mod old;
 mod outcome;
 mod page;

@@ -45,6 +45,8 @@ pub(super) struct Outcome {
     pub(super) change_id: Option<String>,
     /// An edit's matches, in order; empty for a write.
     pub(super) edits: Vec<Matched>,
+    /// The change was merged onto a file changed since its base.
+    pub(super) merged: bool,
 }
 
 /// The format a call kept or changed, as the envelope reports it.
@@ -100,6 +102,7 @@ impl Outcome {
             lock: None,
             change_id: None,
             edits: Vec::new(),
+            merged: false,
         }
     }
 
@@ -120,6 +123,7 @@ impl Outcome {
             lock: None,
             change_id: None,
             edits: Vec::new(),
+            merged: false,
         }
     }
 
@@ -186,6 +190,7 @@ impl Outcome {
                     })
                     .collect(),
                 view: None,
+                merged: self.merged,
             }),
             text,
             stats: Stats {

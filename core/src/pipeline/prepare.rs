@@ -12,6 +12,7 @@ use crate::roots::Roots;
 
 use super::change::{self, Change};
 use super::config::Config;
+use super::merge::{self, Made};
 use super::outcome::Outcome;
 use super::{edits, lock, old, target};
 
@@ -73,32 +74,27 @@ pub(super) fn prepare<'r, R>(
     } else {
         old::read(&target, config)?
     };
-    lock::check(request, old.as_ref(), &target.display)?;
+    // A stale base whose version is known is merged onto the file now.
+    let made = match source {
+        Source::Content => Some(Made::Content),
+        Source::Edits(list, voice) => Some(Made::Edits(list, voice)),
+        Source::Hunks(_) | Source::Remove => None,
+    };
+    let base = match lock::check(request, old.as_ref(), &target.display) {
+        Ok(()) => None,
+        Err(err) => match merge::base_for(request, made.as_ref(), old.as_ref(), config, &err) {
+            Some(base) => Some(base),
+            None => return Err(err),
+        },
+    };
     if config.read_only && !request.dry_run {
         return Err(ToolError::read_only_root());
     }
     let old_bytes = old.as_ref().map(|o| &o.bytes[..]);
     let plan = format::plan(old_bytes, request.keep_format, request.encoding)
         .map_err(|e| ToolError::not_in_encoding(&TextEncoding::Legacy(e.0).name()))?;
-    let (edited, matches) = match source {
-        Source::Content => (None, Vec::new()),
-        Source::Remove => (Some(String::new()), Vec::new()),
-        Source::Edits(list, voice) => {
-            // The text editor's words name the file as its model did.
-            let named = match voice {
-                Voice::Tool => target.display.as_str(),
-                Voice::TextEditor => request.path.as_str(),
-            };
-            let edited = edits::apply(&plan, list, voice, named, config)?;
-            check_content(&edited.text, config)?;
-            (Some(edited.text), edited.matches)
-        }
-        Source::Hunks(hunks) => {
-            let edited = edits::apply_hunks(&plan, hunks, &target.display, config)?;
-            check_content(&edited.text, config)?;
-            (Some(edited.text), edited.matches)
-        }
-    };
+    let merged = base.is_some();
+    let (edited, matches) = edited(&plan, base.zip(made), source, request, &target, config)?;
     let content = edited.as_deref().unwrap_or(&request.content);
     let new = plan.text_of(content);
     let limits = config.diff;
@@ -117,6 +113,7 @@ pub(super) fn prepare<'r, R>(
     let mut outcome = Outcome::new(old.as_ref(), &plan, &new, new_size, diff, unchanged);
     outcome.format.encoding = encoding;
     outcome.edits = matches;
+    outcome.merged = merged;
     if let Source::Remove = source {
         // Even an empty file goes.
         outcome.operation = write_tool_wire::Operation::Delete;
@@ -133,6 +130,44 @@ pub(super) fn prepare<'r, R>(
         bytes: &bytes,
         outcome,
         shared,
+    })
+}
+
+/// The content a call writes when it is not the request's own: a merge
+/// onto the file now of the change made on a `stale` version, an edit's,
+/// a patch's or a removal's; and the edits' matches.
+fn edited(
+    plan: &format::Plan<'_>,
+    stale: Option<(Vec<u8>, Made<'_>)>,
+    source: Source<'_>,
+    request: &Request,
+    target: &target::Target<'_>,
+    config: &Config,
+) -> Result<(Option<String>, Vec<crate::edit::Matched>), ToolError> {
+    Ok(match (stale, source) {
+        (Some((base, made)), _) => {
+            let (text, matches) =
+                merge::merged(&base, plan, request, &made, &target.display, config)?;
+            check_content(&text, config)?;
+            (Some(text), matches)
+        }
+        (None, Source::Content) => (None, Vec::new()),
+        (None, Source::Remove) => (Some(String::new()), Vec::new()),
+        (None, Source::Edits(list, voice)) => {
+            // The text editor's words name the file as its model did.
+            let named = match voice {
+                Voice::Tool => target.display.as_str(),
+                Voice::TextEditor => request.path.as_str(),
+            };
+            let edited = edits::apply(plan, list, voice, named, config)?;
+            check_content(&edited.text, config)?;
+            (Some(edited.text), edited.matches)
+        }
+        (None, Source::Hunks(hunks)) => {
+            let edited = edits::apply_hunks(plan, hunks, &target.display, config)?;
+            check_content(&edited.text, config)?;
+            (Some(edited.text), edited.matches)
+        }
     })
 }
 

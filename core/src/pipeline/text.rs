@@ -85,6 +85,14 @@ impl Outcome {
                 "(The file has other hard links, which may lie beyond the project: the tool does not read it. The preview shows the content alone; a write replaces the file with it as given, in UTF-8, and the other links keep the old content.)"
             }.to_owned());
         }
+        if self.merged {
+            notes.push(
+                "(The file had changed since the version you viewed: your change was merged \
+                 onto what it holds now, and the other change kept. The diff shows your change \
+                 on it.)"
+                    .to_owned(),
+            );
+        }
         notes.extend(self.edit_notes());
         notes.extend(self.format_note());
         if let Some((line, found)) = self.diff.placeholders.first() {

@@ -83,6 +83,7 @@ impl Shown {
                 files: Vec::new(),
                 edits: Vec::new(),
                 view: Some(self.view),
+                merged: false,
             }),
             text: self.text,
             stats: Stats {
@@ -221,6 +222,12 @@ fn file(target: &Target<'_>, request: &ViewRequest, config: &Config) -> Result<S
         },
     )?;
     let text = file_text(display, &page, plan.encoding, plan.line_endings);
+    // The version shown, kept where the journal is, so that a write made
+    // on it after it changed can be merged (`docs/contract.md#merge`). A
+    // version not kept only means no merge.
+    if let (Some(journal), Some(base)) = (config.journal.as_deref(), base.as_deref()) {
+        let _ = journal.remember(base, bytes);
+    }
     Ok(Shown {
         text,
         view: View {

@@ -1,0 +1,250 @@
+//! Three-way merge instead of CONFLICT (`docs/contract.md#merge`): a
+//! write or edit made on a version a view showed, after another writer
+//! changed the file, is merged onto what the file holds now — when the
+//! version is known and the changes are apart — and refused, changing
+//! nothing, where they meet; measured against `git merge-file`.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+
+use crate::support::Project;
+
+/// The base a view of `path` gives.
+fn viewed(p: &Project, path: &str) -> String {
+    let env = p.call(json!({"name": "view", "arguments": {"path": path}}));
+    assert_eq!(env.code(), None, "{env:#?}");
+    env.data()
+        .view
+        .as_ref()
+        .and_then(|v| v.base.clone())
+        .expect("a base")
+}
+
+const LINES: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n";
+
+#[test]
+fn a_write_on_a_version_changed_since_is_merged_when_the_changes_are_apart() {
+    let p = Project::journaled();
+    p.write("a.txt", LINES);
+    let base = viewed(&p, "a.txt");
+    // Another writer changes the last line meanwhile.
+    p.write("a.txt", LINES.replace("eight", "EIGHT"));
+    let env = p.call(
+        json!({"path": "a.txt", "content": LINES.replace("one", "ONE"),
+        "base": base}),
+    );
+    env.assert_status("success");
+    let data = env.data();
+    assert!(data.merged && data.applied, "{env:#?}");
+    assert_eq!(
+        p.read_string("a.txt"),
+        LINES.replace("one", "ONE").replace("eight", "EIGHT")
+    );
+    // The diff is the model's change on the file as it was now.
+    assert!(
+        data.diff_preview.contains("-one\n+ONE\n") && !data.diff_preview.contains("EIGHT"),
+        "{}",
+        data.diff_preview
+    );
+    assert!(env.text.contains("merged"), "{}", env.text);
+    // Recorded as a change of its own: an undo gives back the other
+    // writer's version, not the one viewed.
+    p.call(json!({"name": "revert", "arguments": {}}))
+        .assert_status("success");
+    assert_eq!(p.read_string("a.txt"), LINES.replace("eight", "EIGHT"));
+}
+
+#[test]
+fn an_edit_on_a_version_changed_since_is_made_on_it_and_merged() {
+    let p = Project::journaled();
+    p.write("a.txt", LINES);
+    let base = viewed(&p, "a.txt");
+    // The other writer removes the line the edit would have found twice
+    // now: the edit is matched in the version seen, where it is once.
+    p.write("a.txt", format!("{LINES}one\n"));
+    let env = p.call(json!({"name": "Edit", "arguments": {"file_path": "a.txt",
+        "old_string": "one\n", "new_string": "1\n", "base": base}}));
+    env.assert_status("success");
+    assert!(env.data().merged);
+    assert_eq!(
+        p.read_string("a.txt"),
+        format!("{}one\n", LINES.replace("one", "1"))
+    );
+    // A dry run merges, and writes nothing.
+    let base = viewed(&p, "a.txt");
+    p.write("a.txt", format!("{LINES}x\n").replace("one", "1"));
+    let before = p.tree_but_seen();
+    let env = p.call(json!({"name": "Edit", "arguments": {"file_path": "a.txt",
+        "old_string": "two", "new_string": "2", "base": base, "dry_run": true}}));
+    env.assert_status("partial");
+    assert!(env.data().merged && !env.data().applied);
+    assert_eq!(p.tree_but_seen(), before);
+}
+
+#[test]
+fn where_the_changes_meet_nothing_is_written_and_the_answer_shows_where() {
+    let p = Project::journaled();
+    p.write("a.txt", LINES);
+    let base = viewed(&p, "a.txt");
+    p.write("a.txt", LINES.replace("four", "FOUR"));
+    let before = p.tree_but_seen();
+    let env = p.call(
+        json!({"path": "a.txt", "content": LINES.replace("four", "4"),
+        "base": base}),
+    );
+    env.assert_error("CONFLICT");
+    assert!(
+        env.text
+            .contains("At line 4:\n<<<<<<< now\nFOUR\n=======\n4\n>>>>>>> yours"),
+        "{}",
+        env.text
+    );
+    assert_eq!(p.tree_but_seen(), before);
+}
+
+#[test]
+fn there_is_no_merge_without_the_version_seen_or_against_a_lock() {
+    // Without a journal no version is kept: refused as it always was.
+    let bare = Project::new();
+    bare.write("a.txt", LINES);
+    let env = bare.call(json!({"name": "view", "arguments": {"path": "a.txt"}}));
+    let base = env.data().view.as_ref().unwrap().base.clone().unwrap();
+    bare.write("a.txt", LINES.replace("eight", "EIGHT"));
+    let env = bare.call(
+        json!({"path": "a.txt", "content": LINES.replace("one", "1"),
+        "base": base}),
+    );
+    env.assert_error("CONFLICT");
+    assert_eq!(bare.read_string("a.txt"), LINES.replace("eight", "EIGHT"));
+
+    let p = Project::journaled();
+    p.write("a.txt", LINES);
+    let base = viewed(&p, "a.txt");
+    let theirs = LINES.replace("eight", "the eighth");
+    p.write("a.txt", &theirs);
+    // A base no view gave: no version to merge from.
+    let never = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(b"never viewed\n"));
+    let env = p.call(json!({"path": "a.txt", "content": LINES, "base": never}));
+    env.assert_error("CONFLICT");
+    // A lock value beside the base asks for the file as it was: refused.
+    let env = p.call(
+        json!({"path": "a.txt", "content": LINES.replace("one", "1"),
+        "base": base, "expected_size_bytes": LINES.len()}),
+    );
+    env.assert_error("CONFLICT");
+    // A kept version altered since is not the version: refused.
+    std::fs::write(p.journal().join("seen").join(&base), "other\n").expect("alter");
+    let env = p.call(
+        json!({"path": "a.txt", "content": LINES.replace("one", "1"),
+        "base": base}),
+    );
+    env.assert_error("CONFLICT");
+    assert_eq!(p.read_string("a.txt"), theirs);
+}
+
+/// The repository's top directory.
+fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace")
+}
+
+/// A small deterministic generator, so that the corpus is the same on
+/// every run.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+/// `git merge-file -p` of `now` and `yours` from `base`: the merge, and
+/// whether git found conflicts.
+fn git_merge(dir: &Path, base: &str, now: &str, yours: &str) -> (String, bool) {
+    for (name, text) in [("base", base), ("now", now), ("yours", yours)] {
+        std::fs::write(dir.join(name), text).expect("write");
+    }
+    let out = Command::new("git")
+        .args(["merge-file", "-p", "now", "base", "yours"])
+        .current_dir(dir)
+        .output()
+        .expect("git merge-file");
+    let code = out.status.code().expect("exit code");
+    assert!(code >= 0, "git merge-file failed: {out:?}");
+    (String::from_utf8(out.stdout).expect("UTF-8"), code > 0)
+}
+
+/// One line of `text` replaced by `with`.
+fn replaced(lines: &[&str], at: usize, with: &str) -> String {
+    let mut out: Vec<&str> = lines.to_vec();
+    out[at] = with;
+    out.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn merges_agree_with_git_merge_file_on_a_corpus_of_concurrent_changes() {
+    // The repository's own sources, changed by two writers at lines apart,
+    // next to each other, and the same.
+    let mut files: Vec<_> = ["core/src/pipeline", "core/src/edit", "wire/src"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(workspace().join(d)).expect("dir"))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.sort();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let mut rng = Lcg(7);
+    let (mut cases, mut git_clean, mut merged, mut git_conflicts, mut refused) = (0, 0, 0, 0, 0);
+    for file in files.iter().take(30) {
+        let text = std::fs::read_to_string(file).expect("source");
+        let lines: Vec<&str> = text.lines().collect();
+        if lines.len() < 40 {
+            continue;
+        }
+        for gap in [0, 1, 2, 5, 20] {
+            let at = rng.below(lines.len() - gap);
+            let base: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let now = replaced(&lines, at, "    // the other writer's line");
+            let yours = replaced(&lines, at + gap, "    // the model's line");
+            let (git, git_conflict) = git_merge(scratch.path(), &base, &now, &yours);
+            let p = Project::journaled();
+            p.write("f.rs", &base);
+            let seen = viewed(&p, "f.rs");
+            p.write("f.rs", &now);
+            let env = p.call(json!({"path": "f.rs", "content": yours, "base": seen}));
+            cases += 1;
+            if git_conflict {
+                git_conflicts += 1;
+                // Never a merge where git finds the changes meet.
+                assert_eq!(
+                    env.code(),
+                    Some("CONFLICT"),
+                    "{}: gap {gap}",
+                    file.display()
+                );
+                assert_eq!(p.read_string("f.rs"), now);
+                refused += 1;
+            } else {
+                git_clean += 1;
+                env.assert_status("success");
+                assert_eq!(p.read_string("f.rs"), git, "{}: gap {gap}", file.display());
+                merged += 1;
+            }
+        }
+    }
+    eprintln!(
+        "merge corpus: {cases} cases; git clean {git_clean}, merged identically {merged}; \
+         git conflicts {git_conflicts}, refused {refused}"
+    );
+    assert!(
+        cases >= 100 && merged > 0 && refused > 0,
+        "{cases} {merged} {refused}"
+    );
+}
