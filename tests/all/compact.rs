@@ -205,3 +205,26 @@ fn the_full_form_is_there_for_the_asking_and_a_bad_form_changes_nothing() {
         "{json}"
     );
 }
+
+#[test]
+fn a_merge_is_said_in_the_compact_form_and_only_then() {
+    let p = Project::journaled();
+    p.write("a.txt", "one\ntwo\nthree\nfour\nfive\n");
+    let (_, view) = call(&p, json!({"name": "view", "arguments": {"path": "a.txt"}}));
+    let base = view["data"]["view"]["base"].clone();
+    let (_, fresh) = call(
+        &p,
+        json!({"path": "a.txt", "content": "one\ntwo\nthree\nfour\nfive\n",
+        "base": base}),
+    );
+    assert_eq!(fresh["status"], "success", "{fresh}");
+    assert!(fresh["data"].get("merged").is_none(), "{fresh}");
+    p.write("a.txt", "one\ntwo\nthree\nfour\nFIVE\n");
+    let (_, merged) = call(
+        &p,
+        json!({"path": "a.txt", "content": "ONE\ntwo\nthree\nfour\nfive\n",
+        "base": base}),
+    );
+    assert_eq!(merged["data"]["merged"], true, "{merged}");
+    assert_eq!(p.read_string("a.txt"), "ONE\ntwo\nthree\nfour\nFIVE\n");
+}

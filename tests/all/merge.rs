@@ -48,7 +48,12 @@ fn a_write_on_a_version_changed_since_is_merged_when_the_changes_are_apart() {
         "{}",
         data.diff_preview
     );
-    assert!(env.text.contains("merged"), "{}", env.text);
+    assert!(
+        env.text
+            .contains("your change was merged onto what it holds now"),
+        "{}",
+        env.text
+    );
     // Recorded as a change of its own: an undo gives back the other
     // writer's version, not the one viewed.
     p.call(json!({"name": "revert", "arguments": {}}))
@@ -134,14 +139,89 @@ fn there_is_no_merge_without_the_version_seen_or_against_a_lock() {
         "base": base, "expected_size_bytes": LINES.len()}),
     );
     env.assert_error("CONFLICT");
-    // A kept version altered since is not the version: refused.
-    std::fs::write(p.journal().join("seen").join(&base), "other\n").expect("alter");
+    // A kept version altered since is not the version: refused, though
+    // a merge from the altered copy (the file as it is now) would be clean.
+    std::fs::write(p.journal().join("seen").join(&base), &theirs).expect("alter");
     let env = p.call(
         json!({"path": "a.txt", "content": LINES.replace("one", "1"),
         "base": base}),
     );
     env.assert_error("CONFLICT");
+    assert!(
+        env.text.contains("changed since it was viewed"),
+        "{}",
+        env.text
+    );
     assert_eq!(p.read_string("a.txt"), theirs);
+    // A fresh base is no merge.
+    let fresh = viewed(&p, "a.txt");
+    let env = p.call(json!({"path": "a.txt", "content": LINES, "base": fresh}));
+    env.assert_status("success");
+    assert!(
+        !env.data().merged && !env.text.contains("merged"),
+        "{env:#?}"
+    );
+}
+
+#[test]
+fn a_crlf_file_is_merged_in_its_own_line_endings() {
+    let p = Project::journaled();
+    let crlf = "a\r\nb\r\nc\r\nd\r\ne\r\n";
+    p.write("a.txt", crlf);
+    let base = viewed(&p, "a.txt");
+    p.write("a.txt", crlf.replace('e', "E"));
+    // The model writes LF, as models do: the file stays CRLF throughout.
+    let env = p.call(json!({"path": "a.txt", "content": "A\nb\nc\nd\ne\n", "base": base}));
+    env.assert_status("success");
+    assert!(env.data().merged);
+    assert_eq!(p.read_string("a.txt"), "A\r\nb\r\nc\r\nd\r\nE\r\n");
+}
+
+#[test]
+fn only_what_a_view_showed_is_kept_and_within_its_bounds() {
+    let p = Project::journaled();
+    let seen = || -> Vec<String> {
+        match std::fs::read_dir(p.journal().join("seen")) {
+            Ok(entries) => entries
+                .map(|e| e.expect("entry").file_name().into_string().expect("name"))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    };
+    // Not a file that is not text, not a view refused.
+    p.write("logo.bin", [0u8, 159, 146, 150, 0, 1, 2]);
+    p.call(json!({"name": "view", "arguments": {"path": "logo.bin"}}))
+        .assert_status("success");
+    p.write("a.txt", "a\n");
+    p.call(json!({"name": "view", "arguments": {"path": "a.txt", "view_range": [5, -1]}}))
+        .assert_error("INVALID_PARAM");
+    assert_eq!(seen(), Vec::<String>::new());
+    // Not a file over 4 MiB: its stale write is refused as before.
+    let big = "0123456789abcdef\n".repeat(5 << 16);
+    p.write("big.txt", &big);
+    let base = viewed(&p, "big.txt");
+    assert_eq!(seen(), Vec::<String>::new());
+    p.write("big.txt", format!("{big}x\n"));
+    let env = p.call(json!({"path": "big.txt", "content": format!("y\n{big}"), "base": base}));
+    env.assert_error("CONFLICT");
+    assert!(
+        env.text.contains("changed since it was viewed"),
+        "{}",
+        env.text
+    );
+    // At most 256 versions: past them the cache starts again, and the
+    // version just shown is kept.
+    let mut last = String::new();
+    for i in 0..257 {
+        p.write("n.txt", format!("{i}\n"));
+        last = viewed(&p, "n.txt");
+    }
+    let kept = seen();
+    assert!(
+        !kept.is_empty() && kept.len() <= 256 && kept.contains(&last),
+        "{} kept",
+        kept.len()
+    );
 }
 
 /// The repository's top directory.
@@ -176,15 +256,23 @@ fn git_merge(dir: &Path, base: &str, now: &str, yours: &str) -> (String, bool) {
         .current_dir(dir)
         .output()
         .expect("git merge-file");
+    // The number of conflicts, or 255 (or a signal) when git failed.
     let code = out.status.code().expect("exit code");
-    assert!(code >= 0, "git merge-file failed: {out:?}");
+    assert!(code < 128, "git merge-file failed: {out:?}");
     (String::from_utf8(out.stdout).expect("UTF-8"), code > 0)
 }
 
-/// One line of `text` replaced by `with`.
-fn replaced(lines: &[&str], at: usize, with: &str) -> String {
+/// `lines` with one change at `at`: the line replaced by `with`, a line
+/// `with` inserted before it, or the line removed, as `how` says.
+fn changed(lines: &[&str], at: usize, how: usize, with: &str) -> String {
     let mut out: Vec<&str> = lines.to_vec();
-    out[at] = with;
+    match how % 3 {
+        0 => out[at] = with,
+        1 => out.insert(at, with),
+        _ => {
+            out.remove(at);
+        }
+    }
     out.iter().map(|l| format!("{l}\n")).collect()
 }
 
@@ -211,8 +299,9 @@ fn merges_agree_with_git_merge_file_on_a_corpus_of_concurrent_changes() {
         for gap in [0, 1, 2, 5, 20] {
             let at = rng.below(lines.len() - gap);
             let base: String = lines.iter().map(|l| format!("{l}\n")).collect();
-            let now = replaced(&lines, at, "    // the other writer's line");
-            let yours = replaced(&lines, at + gap, "    // the model's line");
+            // Replaced, inserted or removed lines, by each writer.
+            let now = changed(&lines, at, rng.below(3), "    // the other writer's line");
+            let yours = changed(&lines, at + gap, rng.below(3), "    // the model's line");
             let (git, git_conflict) = git_merge(scratch.path(), &base, &now, &yours);
             let p = Project::journaled();
             p.write("f.rs", &base);
@@ -220,6 +309,11 @@ fn merges_agree_with_git_merge_file_on_a_corpus_of_concurrent_changes() {
             p.write("f.rs", &now);
             let env = p.call(json!({"path": "f.rs", "content": yours, "base": seen}));
             cases += 1;
+            if now == yours {
+                // The same change by both: no conflict, one change.
+                assert_eq!(p.read_string("f.rs"), now);
+                continue;
+            }
             if git_conflict {
                 git_conflicts += 1;
                 // Never a merge where git finds the changes meet.

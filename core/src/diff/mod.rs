@@ -210,6 +210,22 @@ pub fn count_lines(text: &str) -> u64 {
 mod tests {
     use super::limits::*;
     use super::*;
+
+    #[test]
+    fn a_merge_runs_only_on_diffs_within_the_budget() {
+        let limits = DiffLimits::default();
+        let old: String = (0..2_000).map(|i| format!("line {i}\n")).collect();
+        let one = old.replacen("line 7\n", "seven\n", 1);
+        assert!(within_budget(&old, &one, &limits));
+        // Every other line swapped with its neighbour, with no budget.
+        let swapped: String = (0..2_000).map(|i| format!("line {}\n", i ^ 1)).collect();
+        let none = DiffLimits {
+            budget_ms: 0,
+            ..limits
+        };
+        assert!(!within_budget(&old, &swapped, &none));
+        assert!(within_budget(&old, &old, &none));
+    }
     use render::Preview;
     use similar::{Algorithm, ChangeTag};
 

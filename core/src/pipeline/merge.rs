@@ -120,7 +120,8 @@ fn conflicts(marked: &str) -> (usize, String) {
             In::Merged if line.starts_with("<<<<<<< ") => {
                 count += 1;
                 state = In::Now;
-                show(format!("At line {line_now}:\n<<<<<<< now"), &mut shown);
+                show(format!("At line {line_now}:"), &mut shown);
+                show("<<<<<<< now".to_owned(), &mut shown);
             }
             In::Merged => line_now += 1,
             In::Now if line == "=======" => {
@@ -146,7 +147,7 @@ fn conflicts(marked: &str) -> (usize, String) {
 
 #[cfg(test)]
 mod tests {
-    use super::conflicts;
+    use super::{MAX_CONFLICT_LINES, conflicts};
 
     #[test]
     fn conflicts_are_counted_and_shown_with_a_models_names() {
@@ -158,6 +159,17 @@ mod tests {
             shown,
             "At line 2:\n<<<<<<< now\nb1\nb1b\n=======\nb2\n>>>>>>> yours\n\
              At line 5:\n<<<<<<< now\nd1\n=======\n>>>>>>> yours"
+        );
+        // A long one is cut at its bound, saying how much more there is.
+        let long = format!("<<<<<<< o\n{}=======\n>>>>>>> t\n", "x\n".repeat(50));
+        let (count, shown) = conflicts(&long);
+        assert_eq!(count, 1);
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines.len(), MAX_CONFLICT_LINES + 1, "{shown}");
+        assert_eq!(lines[0], "At line 1:");
+        assert_eq!(
+            lines.last(),
+            Some(&"(14 more lines of conflicts not shown.)")
         );
     }
 }
