@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-use crate::{Cancel, Root, WriteTool};
+use crate::{Cancel, Root, Session, WriteTool};
 
 /// Why a call could not run to its end. Its message is for the client,
 /// which gets it in an `EXECUTION_ERROR` envelope or a JSON-RPC error.
@@ -77,6 +77,7 @@ impl Calls {
         root: Arc<Root>,
         request: impl AsRef<str> + Send + 'static,
         cancel: Option<Cancel>,
+        session: Arc<Session>,
     ) -> Result<String, CallError> {
         let permit = Arc::clone(&self.slots)
             .acquire_owned()
@@ -89,10 +90,7 @@ impl Calls {
             let _permit = permit;
             let _in_flight = in_flight;
             let started = std::time::Instant::now();
-            let answer = match cancel {
-                Some(cancel) => tool.call_cancellable(&root, request.as_ref(), &cancel),
-                None => tool.call(&root, request.as_ref()),
-            };
+            let answer = tool.call_in(&root, request.as_ref(), &session, cancel.as_ref());
             crate::log::call(surface, Some(request.as_ref()), &answer, started);
             answer
         })

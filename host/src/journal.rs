@@ -238,7 +238,7 @@ pub(crate) fn holder() -> Option<String> {
 /// When process `pid` started, in clock ticks since boot (`/proc`), if it
 /// runs: a process that exited and was not yet reaped (a zombie) no longer
 /// holds anything.
-fn start_time(pid: u32) -> Option<u64> {
+pub(crate) fn start_time(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // After the command name, which may hold spaces and parentheses.
     let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();

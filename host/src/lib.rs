@@ -68,6 +68,7 @@ mod options;
 mod outcome;
 pub mod probes;
 mod sandbox;
+mod session;
 mod state;
 mod sweeps;
 mod tool;
@@ -97,6 +98,7 @@ pub fn journal_sweep(choice: &JournalChoice) -> usize {
 }
 pub use options::{MIN_MEMORY_LIMIT_BYTES, Options};
 pub use sandbox::{ProjectPreopen, Root};
+pub use session::Session;
 pub use tool::WriteTool;
 pub use write_tool_wire as wire;
 pub use write_tool_wire::settings::Durability;

@@ -91,6 +91,10 @@ pub struct Options {
     /// Let patches delete and move files (default false;
     /// `docs/contract.md#patch`).
     pub allow_delete: bool,
+    /// In a session ([`WriteTool::call_in`](crate::WriteTool::call_in)),
+    /// refuse a write or edit of an existing file the session has not
+    /// viewed (default false; `docs/contract.md#session`).
+    pub read_first: bool,
 }
 
 impl Default for Options {
@@ -120,6 +124,7 @@ impl Default for Options {
             many_bounds: (defaults::MANY_MAX_FILES, defaults::MANY_MAX_BYTES),
             model_revert: true,
             allow_delete: false,
+            read_first: false,
         }
     }
 }

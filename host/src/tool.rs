@@ -1,6 +1,8 @@
 //! [`WriteTool`]: the compiled component, and one call from arguments to
 //! envelope.
 
+mod run;
+
 use std::time::Instant;
 
 use wasmtime::Store;
@@ -8,9 +10,10 @@ use wasmtime::component::{Linker, ResourceTable};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use write_tool_wire::envelope::elapsed_ms;
 use write_tool_wire::request::path_of;
-use write_tool_wire::settings::{self, Settings};
+use write_tool_wire::settings;
 use write_tool_wire::{Envelope, ErrorCode, Form, echo, messages};
 
+use crate::Session;
 use crate::bindings::WriteToolPre;
 use crate::bindings::exports::tool::{
     Envelope as Typed, ErrorCode as TypedCode, ErrorInfo, Guest, Status, TextEdit, ViewEnvelope,
@@ -24,6 +27,7 @@ use crate::outcome::Outcome;
 use crate::state::{HostState, MemoryLimit};
 use crate::sweeps::Sweeps;
 use crate::{COMPONENT, COMPONENT_KEY, MIN_MEMORY_LIMIT_BYTES, Options, Root};
+use run::{Caller, Run, settings_of};
 
 /// The compiled component and the engine that runs it. Cheap to share
 /// between threads; each call is independent.
@@ -125,7 +129,7 @@ impl WriteTool {
     /// Always returns an envelope: failures of the guest itself (time bound,
     /// memory cap, trap) become `EXECUTION_ERROR` envelopes.
     pub fn call(&self, root: &Root, arguments: &str) -> String {
-        self.call_gated(root, arguments, None, Caller::Model)
+        self.call_gated(root, arguments, None, None, Caller::Model)
     }
 
     /// [`call`](Self::call) for the host's own commands (`write-tool undo`,
@@ -133,7 +137,7 @@ impl WriteTool {
     /// `history`, `verify` and `gc` requests are allowed whatever
     /// [`Options::model_revert`] says. Never hand this to a model.
     pub fn call_as_host(&self, root: &Root, arguments: &str) -> String {
-        self.call_gated(root, arguments, None, Caller::Host)
+        self.call_gated(root, arguments, None, None, Caller::Host)
     }
 
     /// [`call`](Self::call) for a person's own command at the command line
@@ -141,7 +145,7 @@ impl WriteTool {
     /// records the change as a person's, which a model may not undo
     /// (`docs/contract.md#journal`). Never hand this to a model.
     pub fn call_as_person(&self, root: &Root, arguments: &str) -> String {
-        self.call_gated(root, arguments, None, Caller::Person)
+        self.call_gated(root, arguments, None, None, Caller::Person)
     }
 
     /// [`call`](Self::call), for a call its client may cancel: once
@@ -151,7 +155,22 @@ impl WriteTool {
     /// Nothing else stops it: a dry run, which has no commit point, is
     /// answered as usual.
     pub fn call_cancellable(&self, root: &Root, arguments: &str, cancel: &Cancel) -> String {
-        self.call_gated(root, arguments, Some(cancel), Caller::Model)
+        self.call_gated(root, arguments, Some(cancel), None, Caller::Model)
+    }
+
+    /// [`call`](Self::call) as part of `session` (`docs/contract.md#session`):
+    /// a write takes as its base the version the session last viewed, and
+    /// with [`Options::read_first`] a write or edit of an existing file the
+    /// session has not viewed is refused. `cancel` as in
+    /// [`call_cancellable`](Self::call_cancellable).
+    pub fn call_in(
+        &self,
+        root: &Root,
+        arguments: &str,
+        session: &Session,
+        cancel: Option<&Cancel>,
+    ) -> String {
+        self.call_gated(root, arguments, cancel, Some(session), Caller::Model)
     }
 
     fn call_gated(
@@ -159,6 +178,7 @@ impl WriteTool {
         root: &Root,
         arguments: &str,
         cancel: Option<&Cancel>,
+        session: Option<&Session>,
         caller: Caller,
     ) -> String {
         let start = Instant::now();
@@ -166,9 +186,13 @@ impl WriteTool {
         let sweep = path
             .as_deref()
             .is_none_or(|p| self.sweeps.needed(root.path(), p));
-        let result = self.invoke(root, sweep, cancel, caller, |guest, store| {
-            guest.call_call(store, arguments)
-        });
+        let run = Run {
+            sweep,
+            cancel,
+            session,
+            caller,
+        };
+        let result = self.invoke(root, run, |guest, store| guest.call_call(store, arguments));
         match result {
             Ok(json) => {
                 // A call with no one path may be a revert that made files
@@ -259,7 +283,7 @@ impl WriteTool {
         let view = |guest: &Guest, store: &mut Store<HostState>| {
             guest.call_view(store, path, first_line, last_line)
         };
-        match self.invoke(root, false, None, Caller::Model, view) {
+        match self.invoke(root, Run::model(false), view) {
             Ok(answer) => answer,
             Err(failure) => {
                 let message = failure.message(&self.options);
@@ -290,7 +314,7 @@ impl WriteTool {
     ) -> Typed {
         let start = Instant::now();
         let sweep = self.sweeps.needed(root.path(), path);
-        match self.invoke(root, sweep, None, Caller::Model, f) {
+        match self.invoke(root, Run::model(sweep), f) {
             Ok(envelope) => {
                 self.after_call(root, Some(path), sweep, (&envelope).into());
                 envelope
@@ -385,11 +409,15 @@ impl WriteTool {
     fn invoke<R>(
         &self,
         root: &Root,
-        sweep: bool,
-        cancel: Option<&Cancel>,
-        caller: Caller,
+        run: Run<'_>,
         f: impl FnOnce(&Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, Failure> {
+        let Run {
+            sweep,
+            cancel,
+            session,
+            caller,
+        } = run;
         let stderr = MemoryOutputPipe::new(self.options.stderr_capacity);
         let journal = root.journal_env();
         let wasi = if sweep && journal.is_none() && caller == Caller::Model {
@@ -420,6 +448,9 @@ impl WriteTool {
             if caller != Caller::Model {
                 env.push((settings::PERSON, "true".to_owned()));
             }
+            if let Some(session) = session {
+                env.push((settings::SESSION, session.id().to_owned()));
+            }
             if caller == Caller::Host {
                 env.retain(|(k, _)| *k != settings::REVERT);
                 env.push((settings::REVERT, "true".to_owned()));
@@ -445,40 +476,5 @@ impl WriteTool {
             failure.log();
             failure
         })
-    }
-}
-
-/// Who makes a call: a model (through any surface); a person's command
-/// that changes files; or the host's own commands, a person's too, which
-/// may revert and read the journal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Caller {
-    Model,
-    Person,
-    Host,
-}
-
-/// The guest's settings for `options` (the journal is a root's, added per
-/// call).
-fn settings_of(options: &Options) -> Settings {
-    Settings {
-        max_content_bytes: options.max_content_bytes,
-        allow_empty: options.allow_empty,
-        diff_timeout_ms: u64::try_from(options.diff_timeout.as_millis()).unwrap_or(u64::MAX),
-        protect_git: options.default_protect,
-        protect: options.protect.clone(),
-        read_only: options.read_only,
-        durability: options.durability,
-        sweep_temps: true,
-        refuse_placeholders: options.refuse_placeholders,
-        envelope: options.envelope,
-        revert: options.model_revert,
-        journal_max_bytes: options.journal_bounds.0,
-        journal_max_changes: options.journal_bounds.1,
-        journal_max_age_days: options.journal_bounds.2,
-        many_max_files: options.many_bounds.0,
-        many_max_bytes: options.many_bounds.1,
-        allow_delete: options.allow_delete,
-        ..Settings::default()
     }
 }

@@ -63,7 +63,7 @@ use write_tool_wire::{Envelope, ErrorCode};
 
 use crate::calls::Calls;
 use crate::probes;
-use crate::{Root, WriteTool, invalid_request};
+use crate::{Root, Session, WriteTool, invalid_request};
 
 /// Limits and the origin policy of a WebSocket server.
 #[derive(Debug, Clone)]
@@ -314,6 +314,8 @@ impl Shared {
     /// server drains.
     async fn serve(&self, mut ws: tokio_tungstenite::WebSocketStream<TcpStream>) {
         let mut draining = self.draining.clone();
+        // One session per connection, its record gone when it closes.
+        let session = Arc::new(Session::ending_with(Arc::clone(&self.root)));
         // Only a request restarts the idle time: pings and pongs (which
         // client libraries send on their own, every 20 s for Python's
         // `websockets`) do not keep a connection's slot.
@@ -357,7 +359,7 @@ impl Shared {
                 // The message's bytes go to the call as they are, not copied.
                 Ok(Message::Text(text)) => self
                     .calls
-                    .call(Arc::clone(&self.root), text, None)
+                    .call(Arc::clone(&self.root), text, None, Arc::clone(&session))
                     .await
                     .unwrap_or_else(|message| {
                         Envelope::refused(ErrorCode::ExecutionError, message.to_string()).to_json()

@@ -53,6 +53,8 @@ mod roots;
 /// The component as agent runtimes run it: plain wasmtime, the root
 /// preopened by its host path, no settings, JSON arguments.
 mod runtimes;
+/// Sessions: the version a session saw, and read-first.
+mod session;
 /// Anthropic's text editor tool: its commands, words and rules.
 mod text_editor;
 /// Replacing files: identity, permission bits, hard links, no-ops.

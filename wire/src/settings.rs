@@ -57,6 +57,12 @@ pub const PERSON: &str = "WRITE_TOOL_PERSON";
 /// Who the host is, written into the journal's lock while a call holds
 /// it, so that a host can tell a lock whose holder died.
 pub const HOLDER: &str = "WRITE_TOOL_HOLDER";
+/// The session a call is part of (a `serve` stream, an MCP connection, a
+/// WebSocket connection): 32 hex digits the host draws, under which the
+/// journal keeps what the session has seen (`docs/contract.md#session`).
+pub const SESSION: &str = "WRITE_TOOL_SESSION";
+/// Refuse a write or edit of an existing file the session has not viewed.
+pub const READ_FIRST: &str = "WRITE_TOOL_READ_FIRST";
 /// Whether patches may delete and move files (`docs/contract.md#patch`).
 pub const ALLOW_DELETE: &str = "WRITE_TOOL_ALLOW_DELETE";
 /// Most files one `write_many` writes.
@@ -188,6 +194,10 @@ pub struct Settings {
     pub many_max_bytes: u64,
     /// Patches may delete and move files.
     pub allow_delete: bool,
+    /// The session the calls are part of ([`SESSION`]).
+    pub session: Option<String>,
+    /// Refuse a write of an existing file the session has not viewed.
+    pub read_first: bool,
 }
 
 impl Default for Settings {
@@ -214,6 +224,8 @@ impl Default for Settings {
             many_max_files: defaults::MANY_MAX_FILES,
             many_max_bytes: defaults::MANY_MAX_BYTES,
             allow_delete: false,
+            session: None,
+            read_first: false,
         }
     }
 }
@@ -294,6 +306,13 @@ impl Settings {
                 MANY_MAX_FILES => settings.many_max_files = positive(name, value)?,
                 MANY_MAX_BYTES => settings.many_max_bytes = positive(name, value)?,
                 ALLOW_DELETE => settings.allow_delete = boolean(name, value)?,
+                SESSION => {
+                    if value.len() != 32 || !value.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        return Err(invalid(name, value, "32 hex digits"));
+                    }
+                    settings.session = Some(value.to_ascii_lowercase());
+                }
+                READ_FIRST => settings.read_first = boolean(name, value)?,
                 _ if HOST_ONLY.contains(&name) => {}
                 _ => {
                     return Err(SettingsError(format!(
@@ -384,6 +403,12 @@ impl Settings {
         if let Some(holder) = &self.holder {
             vars.push((HOLDER, holder.clone()));
         }
+        if let Some(session) = &self.session {
+            vars.push((SESSION, session.clone()));
+        }
+        if self.read_first != default.read_first {
+            vars.push((READ_FIRST, flag(self.read_first)));
+        }
         vars
     }
 }
@@ -462,9 +487,11 @@ mod tests {
             many_max_files: 4,
             many_max_bytes: 5,
             allow_delete: true,
+            session: Some("0123456789abcdef0123456789abcdef".into()),
+            read_first: true,
         };
         let vars = settings.to_env();
-        assert_eq!(vars.len(), 21);
+        assert_eq!(vars.len(), 23);
         assert_eq!(Settings::from_env(vars), Ok(settings));
     }
 

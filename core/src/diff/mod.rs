@@ -12,10 +12,12 @@
 
 pub(crate) mod limits;
 mod lines;
+mod merge3;
 mod myers;
 mod numbering;
 mod ops;
 mod preflight;
+pub use merge3::{Conflict, Merged, merge3};
 mod render;
 
 use std::ops::Range;
@@ -62,15 +64,6 @@ pub struct Kept {
 /// Diff `old` against `new` for the file at root-relative `path`.
 pub fn diff(old: &str, new: &str, path: &str, limits: &DiffLimits) -> DiffSummary {
     diff_keeping(old, new, path, limits).0
-}
-
-/// Whether the diff of `old` against `new` finds its script within the
-/// budget `limits` give texts of their size: a three-way merge, whose
-/// diffs have no budget of their own, runs only on changes that pass.
-pub fn within_budget(old: &str, new: &str, limits: &DiffLimits) -> bool {
-    let mut budget = Budget::new(limits.work_for(old.len().saturating_add(new.len())));
-    let (_, coarse) = line_ops(&lines(old), &lines(new), &mut budget);
-    !coarse
 }
 
 /// The lines a diff keeps.
@@ -211,21 +204,6 @@ mod tests {
     use super::limits::*;
     use super::*;
 
-    #[test]
-    fn a_merge_runs_only_on_diffs_within_the_budget() {
-        let limits = DiffLimits::default();
-        let old: String = (0..2_000).map(|i| format!("line {i}\n")).collect();
-        let one = old.replacen("line 7\n", "seven\n", 1);
-        assert!(within_budget(&old, &one, &limits));
-        // Every other line swapped with its neighbour, with no budget.
-        let swapped: String = (0..2_000).map(|i| format!("line {}\n", i ^ 1)).collect();
-        let none = DiffLimits {
-            budget_ms: 0,
-            ..limits
-        };
-        assert!(!within_budget(&old, &swapped, &none));
-        assert!(within_budget(&old, &old, &none));
-    }
     use render::Preview;
     use similar::{Algorithm, ChangeTag};
 

@@ -30,6 +30,20 @@ impl ToolError {
         )
     }
 
+    /// With read-first, a write or edit of an existing file the session
+    /// has not viewed.
+    #[cold]
+    pub fn not_viewed(path: &str) -> Self {
+        Self::new(
+            ErrorKind::InvalidParam,
+            format!(
+                "File '{path}' exists and has not been viewed in this session: view it first \
+                 (the view tool), then make the change on what it holds; or pass the base of \
+                 the version you know. Nothing was written."
+            ),
+        )
+    }
+
     /// A change made on a version since changed whose lines meet the other
     /// writer's: `conflicts` shows where.
     #[cold]

@@ -37,6 +37,7 @@ mod record;
 mod scan;
 mod secret;
 mod seen;
+mod session;
 
 use std::io;
 use std::sync::OnceLock;
@@ -49,6 +50,7 @@ pub use record::{By, FileChange, Kind, Op, Record, State, id_of, seq_of};
 pub use scan::MAX_RECORD_BYTES;
 pub use secret::SECRET;
 pub use seen::{MAX_SEEN, SEEN};
+pub use session::SESSIONS;
 
 use crate::fs::Dir;
 

@@ -1,5 +1,5 @@
-//! `seen/<base>`: the versions of files a view showed, by their base
-//! (`docs/contract.md#merge`), so that a write made on a version that has
+//! `seen/<key>`: the versions of files a view showed, by the file's name
+//! and the version's base (`docs/contract.md#merge`), so that a write made on a version that has
 //! changed since can be merged onto the file as it is now instead of
 //! refused. A cache, not a record: not synced, not chained, and bounded —
 //! past [`MAX_SEEN`] versions it starts again, and a version lost only
@@ -14,19 +14,22 @@ use super::Journal;
 pub const SEEN: &str = "seen";
 
 /// Most versions kept: more than the files a model looks at in a task.
-pub const MAX_SEEN: usize = 256;
+pub const MAX_SEEN: usize = 128;
 
-/// Largest version kept, in bytes: a file larger is not merged.
-pub const MAX_SEEN_BYTES: u64 = 4 << 20;
+/// Largest version kept, in bytes: a file larger is not merged. With
+/// [`MAX_SEEN`], at most 256 MiB in all.
+pub const MAX_SEEN_BYTES: u64 = 2 << 20;
 
 impl Journal {
-    /// Keep `bytes` as the version `base` names. A failure is the
-    /// caller's to ignore: the version is then not merged onto.
-    pub fn remember(&self, base: &str, bytes: &[u8]) -> io::Result<()> {
-        if bytes.len() as u64 > MAX_SEEN_BYTES || !is_base(base) {
+    /// Keep `bytes` as the version `base` names of the file `name` names.
+    /// A failure is the caller's to ignore: the version is then not merged
+    /// onto.
+    pub fn remember(&self, name: &str, base: &str, bytes: &[u8]) -> io::Result<()> {
+        if bytes.len() as u64 > MAX_SEEN_BYTES {
             return Ok(());
         }
-        let name = format!("{SEEN}/{base}");
+        let key = key(name, base);
+        let name = format!("{SEEN}/{key}");
         let dir = self.dir();
         if dir.stat_at(&name).is_ok() {
             return Ok(());
@@ -36,6 +39,8 @@ impl Journal {
             _ => {}
         }
         let seen = dir.open_dir_at(SEEN)?;
+        // Past the bound the cache starts again; temp files a killed
+        // view left go with it.
         if let Ok(names) = seen.names(|_| true)
             && names.len() >= MAX_SEEN
         {
@@ -47,11 +52,11 @@ impl Journal {
         // finds half of it, and two writers of one version do not meet.
         let mut salt = [0u8; 8];
         getrandom::fill(&mut salt).map_err(|e| io::Error::other(e.to_string()))?;
-        let temp = format!("{base}.{:016x}.tmp", u64::from_le_bytes(salt));
+        let temp = format!("{key}.{:016x}.tmp", u64::from_le_bytes(salt));
         let file = seen.create_new_at(&temp)?;
         let written = file.write_all(bytes);
         drop(file);
-        match written.and_then(|()| seen.rename_at(&temp, base)) {
+        match written.and_then(|()| seen.rename_at(&temp, &key)) {
             Ok(()) => Ok(()),
             Err(e) => {
                 let _ = seen.unlink_at(&temp);
@@ -60,19 +65,23 @@ impl Journal {
         }
     }
 
-    /// The version `base` names, if it is kept and no larger than a kept
-    /// one may be.
-    pub fn seen(&self, base: &str) -> Option<Vec<u8>> {
-        if !is_base(base) {
-            return None;
-        }
-        let file = self.dir().open_read_at(&format!("{SEEN}/{base}")).ok()?;
+    /// The version `base` names of the file `name` names, if it is kept
+    /// and no larger than a kept one may be.
+    pub fn seen(&self, name: &str, base: &str) -> Option<Vec<u8>> {
+        let file = self
+            .dir()
+            .open_read_at(&format!("{SEEN}/{}", key(name, base)))
+            .ok()?;
         file.read_capped(file.stat().ok()?.len, MAX_SEEN_BYTES).ok()
     }
 }
 
-/// A base's form: 32 lowercase hex digits, so that no name given reaches
-/// anything but a version.
-fn is_base(base: &str) -> bool {
-    base.len() == 32 && base.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+/// A version's entry: the XXH3-128 of the file's name and the base, so
+/// that a base is a version of the file it was viewed as, and no name
+/// given reaches anything but an entry.
+fn key(name: &str, base: &str) -> String {
+    format!(
+        "{:032x}",
+        xxhash_rust::xxh3::xxh3_128(format!("{name}\0{base}").as_bytes())
+    )
 }

@@ -55,6 +55,12 @@ pub struct Config {
     pub many_max_bytes: u64,
     /// Patches may delete and move files (`docs/contract.md#patch`).
     pub allow_delete: bool,
+    /// The session the call is part of, under which the journal keeps what
+    /// it has seen (`docs/contract.md#session`); `None`: no session.
+    pub session: Option<String>,
+    /// Refuse a write or edit of an existing file the session has not
+    /// viewed.
+    pub read_first: bool,
 }
 
 impl Default for Config {
@@ -76,6 +82,8 @@ impl Default for Config {
             many_max_files: defaults::MANY_MAX_FILES,
             many_max_bytes: defaults::MANY_MAX_BYTES,
             allow_delete: false,
+            session: None,
+            read_first: false,
         }
     }
 }
@@ -103,6 +111,8 @@ impl Config {
             many_max_files: settings.many_max_files,
             many_max_bytes: settings.many_max_bytes,
             allow_delete: settings.allow_delete,
+            session: settings.session.clone(),
+            read_first: settings.read_first,
             ..Config::default()
         }
         .with_diff_budget_ms(settings.diff_timeout_ms))

@@ -24,10 +24,11 @@ pub(super) fn requested(request: &Request) -> bool {
 /// `display`.
 pub(super) fn check(
     request: &Request,
+    base: Option<&str>,
     existing: Option<&Existing>,
     display: &str,
 ) -> Result<(), ToolError> {
-    if !requested(request) {
+    if !requested(request) && base.is_none() {
         return Ok(());
     }
     let Some(existing) = existing else {
@@ -48,8 +49,8 @@ pub(super) fn check(
     {
         return Err(ToolError::changed(display));
     }
-    if let Some(base) = &request.base
-        && *base != base_of(&existing.bytes)
+    if let Some(base) = base
+        && base != base_of(&existing.bytes)
     {
         return Err(ToolError::changed_since_viewed(display));
     }

@@ -18,9 +18,9 @@ use super::answer_many::{Group, GroupFile, group_envelope};
 use super::commit;
 use super::config::Config;
 use super::group::{Change, Extra};
-use super::lock;
 use super::outcome::Outcome;
 use super::prepare::{Prepared, Source, prepare};
+use super::session;
 use super::stage::{Content, Planned, Seen};
 use super::target::Target;
 
@@ -178,7 +178,7 @@ impl<'r> Ready<'r> {
             bytes: p.bytes.to_vec(),
             outcome: p.outcome,
             old: p.old.map(|o| (o.bytes.len() as u64, o.modified)),
-            expect_unchanged: lock::requested(request) || request.create_only,
+            expect_unchanged: p.locked || request.create_only,
             shared: p.shared,
             delete: false,
             moved: None,
@@ -238,6 +238,10 @@ pub(super) fn finish(
         extra: Extra::default(),
     };
     let done = commit::commit(roots, change, started, config)?;
+    // The session has seen what it wrote.
+    for r in ready.iter().filter(|r| !r.delete) {
+        session::saw(config, &r.target.display, None);
+    }
     let record = done.record.ok_or_else(ToolError::no_journal_for_many)?;
     group.applied = true;
     group.headline = match kind {

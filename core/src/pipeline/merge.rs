@@ -2,14 +2,12 @@
 //! merged onto the file as it is now instead of refused
 //! (`docs/contract.md#merge`). The version the call names by its `base`
 //! must be known — kept by the journal when a view showed it — or there
-//! is no merge: the call is refused as it always was. The merge is
-//! `diffy`'s three-way merge of lines (the one of `git merge-file`): the
-//! version seen, the file now, and the model's change made on the version
-//! seen. A clean merge is written as the call's content, through every
+//! is no merge: the call is refused as it always was. The merge is a
+//! three-way merge of lines as `git merge-file` makes it
+//! ([`diff::merge3`]): the version seen, the file now, and the model's
+//! change made on the version seen. A clean merge is written as the call's content, through every
 //! later stage; where the two changes meet, nothing is written and the
 //! answer shows where.
-
-use diffy::{ConflictStyle, MergeOptions};
 
 use crate::diff;
 use crate::error::{ErrorKind, ToolError};
@@ -35,7 +33,8 @@ pub(super) enum Made<'a> {
 /// onto the file now: `err` is the lock stage's refusal, which stands
 /// otherwise.
 pub(super) fn base_for(
-    request: &Request,
+    display: &str,
+    base: Option<&str>,
     made: Option<&Made<'_>>,
     old: Option<&Existing>,
     config: &Config,
@@ -44,8 +43,8 @@ pub(super) fn base_for(
     if err.kind() != ErrorKind::StaleBase || old.is_none() || made.is_none() {
         return None;
     }
-    let base = request.base.as_deref()?;
-    let bytes = config.journal.as_deref()?.seen(base)?;
+    let base = base?;
+    let bytes = config.journal.as_deref()?.seen(display, base)?;
     // The kept copy is the version only if it still hashes to it.
     (lock::base_of(&bytes) == base).then_some(bytes)
 }
@@ -74,98 +73,68 @@ pub(super) fn merged(
             (edited.text, edited.matches)
         }
     };
-    let (ancestor, now) = (&*seen.old_text, &*plan.old_text);
-    if !diff::within_budget(ancestor, now, &config.diff)
-        || !diff::within_budget(ancestor, &theirs, &config.diff)
-    {
-        return Err(ToolError::too_much_to_merge(display));
-    }
-    let mut options = MergeOptions::new();
-    options.set_conflict_style(ConflictStyle::Merge);
-    match options.merge(ancestor, now, &theirs) {
-        Ok(merged) => Ok((merged, matches)),
-        Err(marked) => {
-            let (count, shown) = conflicts(&marked);
-            Err(ToolError::merge_conflict(display, count, &shown))
-        }
+    match diff::merge3(&seen.old_text, &plan.old_text, &theirs, &config.diff) {
+        diff::Merged::Clean(merged) => Ok((merged, matches)),
+        diff::Merged::TooLarge => Err(ToolError::too_much_to_merge(display)),
+        diff::Merged::Conflicts(places) => Err(ToolError::merge_conflict(
+            display,
+            places.len(),
+            &shown(&places),
+        )),
     }
 }
 
 /// Most lines of conflicts an answer shows.
 const MAX_CONFLICT_LINES: usize = 40;
 
-/// How many places the two changes meet in `marked` (the merge with
-/// conflict markers), and those places, each under the line of the file
-/// now where it starts, with their markers named for a model (`now`,
-/// `yours`), at most [`MAX_CONFLICT_LINES`] lines.
-fn conflicts(marked: &str) -> (usize, String) {
-    #[derive(PartialEq)]
-    enum In {
-        Merged,
-        Now,
-        Yours,
+/// The places two changes meet, each under the line of the file now
+/// where it starts, the file's lines after `<<<<<<< now` and the model's
+/// after `=======`, at most [`MAX_CONFLICT_LINES`] lines in all.
+fn shown(places: &[diff::Conflict]) -> String {
+    let mut lines = Vec::new();
+    for place in places {
+        lines.push(format!("At line {}:", place.line));
+        lines.push("<<<<<<< now".to_owned());
+        lines.extend(place.now.iter().cloned());
+        lines.push("=======".to_owned());
+        lines.extend(place.yours.iter().cloned());
+        lines.push(">>>>>>> yours".to_owned());
     }
-    let (mut count, mut line_now, mut left) = (0, 1, 0);
-    let mut state = In::Merged;
-    let mut shown: Vec<String> = Vec::new();
-    let mut show = |line: String, shown: &mut Vec<String>| {
-        if shown.len() < MAX_CONFLICT_LINES {
-            shown.push(line);
-        } else {
-            left += 1;
-        }
-    };
-    for line in marked.lines() {
-        match state {
-            In::Merged if line.starts_with("<<<<<<< ") => {
-                count += 1;
-                state = In::Now;
-                show(format!("At line {line_now}:"), &mut shown);
-                show("<<<<<<< now".to_owned(), &mut shown);
-            }
-            In::Merged => line_now += 1,
-            In::Now if line == "=======" => {
-                state = In::Yours;
-                show(line.to_owned(), &mut shown);
-            }
-            In::Now => {
-                line_now += 1;
-                show(line.to_owned(), &mut shown);
-            }
-            In::Yours if line.starts_with(">>>>>>> ") => {
-                state = In::Merged;
-                show(">>>>>>> yours".to_owned(), &mut shown);
-            }
-            In::Yours => show(line.to_owned(), &mut shown),
-        }
-    }
+    let left = lines.len().saturating_sub(MAX_CONFLICT_LINES);
+    lines.truncate(MAX_CONFLICT_LINES);
     if left > 0 {
-        shown.push(format!("({left} more lines of conflicts not shown.)"));
+        lines.push(format!("({left} more lines of conflicts not shown.)"));
     }
-    (count, shown.join("\n"))
+    lines.join("\n")
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_CONFLICT_LINES, conflicts};
+    use super::{MAX_CONFLICT_LINES, shown};
+    use crate::diff::Conflict;
+
+    fn place(line: usize, now: &[&str], yours: &[&str]) -> Conflict {
+        let owned = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect();
+        Conflict {
+            line,
+            now: owned(now),
+            yours: owned(yours),
+        }
+    }
 
     #[test]
-    fn conflicts_are_counted_and_shown_with_a_models_names() {
-        let marked = "a\n<<<<<<< ours\nb1\nb1b\n=======\nb2\n>>>>>>> theirs\nc\n\
-                      <<<<<<< ours\nd1\n=======\n>>>>>>> theirs\n";
-        let (count, shown) = conflicts(marked);
-        assert_eq!(count, 2);
+    fn conflicts_are_shown_under_their_lines_with_a_models_names() {
+        let text = shown(&[place(2, &["b1", "b1b"], &["b2"]), place(5, &["d1"], &[])]);
         assert_eq!(
-            shown,
+            text,
             "At line 2:\n<<<<<<< now\nb1\nb1b\n=======\nb2\n>>>>>>> yours\n\
              At line 5:\n<<<<<<< now\nd1\n=======\n>>>>>>> yours"
         );
         // A long one is cut at its bound, saying how much more there is.
-        let long = format!("<<<<<<< o\n{}=======\n>>>>>>> t\n", "x\n".repeat(50));
-        let (count, shown) = conflicts(&long);
-        assert_eq!(count, 1);
-        let lines: Vec<&str> = shown.lines().collect();
-        assert_eq!(lines.len(), MAX_CONFLICT_LINES + 1, "{shown}");
+        let many: Vec<&str> = vec!["x"; 50];
+        let text = shown(&[place(1, &many, &[])]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), MAX_CONFLICT_LINES + 1, "{text}");
         assert_eq!(lines[0], "At line 1:");
         assert_eq!(
             lines.last(),

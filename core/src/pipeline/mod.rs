@@ -53,6 +53,7 @@ mod prepare;
 mod recover;
 mod restore;
 mod revert;
+mod session;
 mod single;
 mod stage;
 mod target;

@@ -26,6 +26,7 @@ use super::config::Config;
 use super::group::{Change, Extra};
 use super::many::{self, Ready, push_ready};
 use super::prepare::{Source, prepare};
+use super::session;
 use super::target;
 
 /// Answer an `apply_patch`.
@@ -235,6 +236,9 @@ fn commit_alone(
         extra: Extra::default(),
     };
     commit::commit(roots, change, started, config)?;
+    if !r.delete {
+        session::saw(config, &r.target.display, None);
+    }
     group.headline = "Applied the patch: 1 of 1 files changed.".to_owned();
     Ok(group)
 }

@@ -14,7 +14,7 @@ use super::change::{self, Change};
 use super::config::Config;
 use super::merge::{self, Made};
 use super::outcome::Outcome;
-use super::{edits, lock, old, target};
+use super::{edits, lock, old, session, target};
 
 /// What the stages before the commit found: the target, its old file, the
 /// new bytes and the outcome so far.
@@ -29,6 +29,9 @@ pub(super) struct Prepared<'r, 'b> {
     pub(super) outcome: Outcome,
     /// The target has other hard links: it was not read.
     pub(super) shared: bool,
+    /// The call's change was made on a version it named (or its session
+    /// saw): the commit must find the file as it was read.
+    pub(super) locked: bool,
 }
 
 /// What a call puts in the file.
@@ -80,9 +83,20 @@ pub(super) fn prepare<'r, R>(
         Source::Edits(list, voice) => Some(Made::Edits(list, voice)),
         Source::Hunks(_) | Source::Remove => None,
     };
-    let base = match lock::check(request, old.as_ref(), &target.display) {
+    let seen = session::seen(config, &target.display);
+    session::check(config, &target, request, seen.as_ref())?;
+    let named = session::base(request, seen.as_ref());
+    let locked = lock::requested(request) || named.is_some();
+    let base = match lock::check(request, named, old.as_ref(), &target.display) {
         Ok(()) => None,
-        Err(err) => match merge::base_for(request, made.as_ref(), old.as_ref(), config, &err) {
+        Err(err) => match merge::base_for(
+            &target.display,
+            named,
+            made.as_ref(),
+            old.as_ref(),
+            config,
+            &err,
+        ) {
             Some(base) => Some(base),
             None => return Err(err),
         },
@@ -130,6 +144,7 @@ pub(super) fn prepare<'r, R>(
         bytes: &bytes,
         outcome,
         shared,
+        locked,
     })
 }
 

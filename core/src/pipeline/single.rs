@@ -19,6 +19,7 @@ use super::group::{Change, Extra};
 use super::lock;
 use super::outcome::Outcome;
 use super::prepare::{Prepared, Source, prepare};
+use super::session;
 use super::stage::{Content, Planned, Seen};
 
 /// Answer a write (or an edit, as `source` says) of one file.
@@ -73,14 +74,19 @@ fn run(
             bytes,
             mut outcome,
             shared,
+            locked,
         } = prepared;
         if request.dry_run || outcome.unchanged {
+            if !request.dry_run {
+                // The session knows what the file holds: what it sent.
+                session::saw(config, &target.display, None);
+            }
             // The file stays as it is: its own lock values.
             outcome.applied = !request.dry_run;
             outcome.lock = old.map(|o| lock::values(&o.bytes, o.modified, request.report_sha256));
             return Ok(outcome);
         }
-        let expect_unchanged = lock::requested(request) || request.create_only;
+        let expect_unchanged = locked || request.create_only;
         let plan = Planned {
             target: &target,
             content: Content::Bytes(bytes),
@@ -104,6 +110,8 @@ fn run(
             extra: Extra::default(),
         };
         let done = commit::commit(roots, change, started, config)?;
+        // The session has seen what it wrote.
+        session::saw(config, &target.display, None);
         let committed = commit::committed(&target, &done);
         outcome.change_id = done.record.map(|r| r.id);
         outcome.lock = Some(lock::values(

@@ -19,6 +19,7 @@ use crate::roots::Roots;
 use super::config::Config;
 use super::lock;
 use super::page::{self, Page, PastEnd};
+use super::session;
 use super::target::{self, Target};
 
 /// Answer a view.
@@ -194,6 +195,8 @@ fn file(target: &Target<'_>, request: &ViewRequest, config: &Config) -> Result<S
     let plan = format::plan(Some(bytes), true, request.encoding)
         .map_err(|e| ToolError::not_in_encoding(&TextEncoding::Legacy(e.0).name()))?;
     if plan.old_not_text {
+        // Seen, though not as text: no version to merge onto.
+        session::saw(config, display, None);
         return Ok(Shown {
             text: format!(
                 "'{display}' is not text in any encoding the tool knows ({size} bytes); it is \
@@ -226,8 +229,9 @@ fn file(target: &Target<'_>, request: &ViewRequest, config: &Config) -> Result<S
     // on it after it changed can be merged (`docs/contract.md#merge`). A
     // version not kept only means no merge.
     if let (Some(journal), Some(base)) = (config.journal.as_deref(), base.as_deref()) {
-        let _ = journal.remember(base, bytes);
+        let _ = journal.remember(display, base, bytes);
     }
+    session::saw(config, display, base.as_deref());
     Ok(Shown {
         text,
         view: View {

@@ -166,7 +166,7 @@ pub(crate) fn call(
 ) -> anyhow::Result<u8> {
     let request = input::request(&mut io::stdin().lock(), limit, false)?
         .unwrap_or(Request::Complete(Vec::new()));
-    let envelope = with_flag_hints(answer(tool, root, request, "call"));
+    let envelope = with_flag_hints(answer(tool, root, request, "call", None));
     emit(&mut io::stdout(), &envelope, pretty)?;
     Ok(exit_code(&envelope))
 }

@@ -153,6 +153,14 @@ pub(crate) struct Cli {
           value_parser = BoolishValueParser::new())]
     allow_delete: bool,
 
+    /// In a session (`serve`, `mcp`, a WebSocket connection), refuse a
+    /// write or edit of an existing file the session has not viewed with
+    /// the view tool: for hosts that give the model this tool alone to
+    /// read with. Needs the journal.
+    #[arg(long, global = true, env = settings::READ_FIRST, action = ArgAction::SetTrue,
+          value_parser = BoolishValueParser::new())]
+    read_first: bool,
+
     /// How the per-call log lines on stderr look: 'text' or 'json' (one
     /// object per line). Which lines show is RUST_LOG's choice:
     /// RUST_LOG=write_tool=info shows one line per call; none by default.
@@ -378,6 +386,7 @@ impl Cli {
             ),
             many_bounds: (self.many_max_files, self.many_max_bytes),
             allow_delete: self.allow_delete,
+            read_first: self.read_first,
             model_revert: !self.no_model_revert,
             ..Options::default()
         }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 use write_tool::mcp::{McpServer, RootsError};
 use write_tool::ws::WsOptions;
-use write_tool::{Root, WriteTool, invalid_request, request_too_long};
+use write_tool::{Root, Session, WriteTool, invalid_request, request_too_long};
 
 use super::input::{self, Request};
 use super::output::{EXIT_OK, emit};
@@ -36,14 +36,35 @@ fn serve_lines(
     limit: usize,
     busy: &Mutex<()>,
 ) -> anyhow::Result<()> {
-    while let Some(request) = input::request(&mut input, limit, true)? {
+    // The stream is one session (`docs/contract.md#session`).
+    let session = Session::new();
+    let served = serve_session(tool, root, &mut input, out, limit, busy, &session);
+    session.end(root);
+    served
+}
+
+/// [`serve_lines`], its calls part of `session`.
+fn serve_session(
+    tool: &WriteTool,
+    root: &Root,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    limit: usize,
+    busy: &Mutex<()>,
+    session: &Session,
+) -> anyhow::Result<()> {
+    while let Some(request) = input::request(input, limit, true)? {
         if matches!(&request, Request::Complete(line) if line.trim_ascii().is_empty()) {
             continue;
         }
         let _call = busy
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        emit(out, &answer(tool, root, request, "serve"), false)?;
+        emit(
+            out,
+            &answer(tool, root, request, "serve", Some(session)),
+            false,
+        )?;
     }
     Ok(())
 }
@@ -112,12 +133,16 @@ pub(crate) fn answer(
     root: &Root,
     request: Request,
     surface: &'static str,
+    session: Option<&Session>,
 ) -> String {
     let started = std::time::Instant::now();
     match request {
         Request::Complete(input) => match String::from_utf8(input) {
             Ok(text) => {
-                let answer = tool.call(root, &text);
+                let answer = match session {
+                    Some(session) => tool.call_in(root, &text, session, None),
+                    None => tool.call(root, &text),
+                };
                 write_tool::log::call(surface, Some(&text), &answer, started);
                 answer
             }

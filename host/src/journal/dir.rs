@@ -1,6 +1,8 @@
 //! A root's journal directory, opened, checked and held: everything the
 //! host does in it goes through the one handle.
 
+mod sessions;
+
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};

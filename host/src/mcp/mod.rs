@@ -52,7 +52,7 @@ mod stdio;
 mod tools;
 
 use crate::calls::Calls;
-use crate::{Cancel, Root, WriteTool, ambient_authority};
+use crate::{Cancel, Root, Session, WriteTool, ambient_authority};
 
 /// The MCP server: the tool, its roots, and the tool list built once.
 #[derive(Debug)]
@@ -60,6 +60,8 @@ pub struct McpServer {
     calls: Arc<Calls>,
     roots: Roots,
     tools: Vec<Tool>,
+    /// The connection's session (`docs/contract.md#session`): one client.
+    session: Arc<Session>,
 }
 
 /// Where the server's roots come from.
@@ -169,6 +171,10 @@ impl McpServer {
         let tools = tools::tools(&definition, tool.options().model_revert)?;
         Ok(McpServer {
             calls: Arc::new(Calls::new(tool, "mcp")),
+            session: Arc::new(match &roots {
+                Roots::Fixed(root) => Session::ending_with(Arc::clone(root)),
+                _ => Session::new(),
+            }),
             roots,
             tools,
         })
@@ -297,7 +303,8 @@ impl McpServer {
                 cancel.cancel();
             }
         });
-        let answer = self.calls.call(root, input, Some(cancel)).await;
+        let session = Arc::clone(&self.session);
+        let answer = self.calls.call(root, input, Some(cancel), session).await;
         watch.abort();
         answer.map_err(|err| ErrorData::internal_error(err.to_string(), None))
     }

@@ -1,0 +1,189 @@
+//! Sessions (`docs/contract.md#session`): within one, a write takes as its
+//! base the version the session last viewed, so that a change made on a
+//! stale view is merged rather than written over another writer's; with
+//! read-first, a write or edit of an existing file the session has neither
+//! viewed nor written is refused.
+
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+use write_tool::{Options, Session, WriteTool};
+use write_tool_test_support::{Envelope, decode};
+
+use crate::support::{Project, options, tool};
+
+/// A tool whose sessions read first.
+fn reading_first() -> &'static WriteTool {
+    static TOOL: OnceLock<WriteTool> = OnceLock::new();
+    TOOL.get_or_init(|| {
+        WriteTool::new(Options {
+            read_first: true,
+            ..options()
+        })
+        .expect("component compiles")
+    })
+}
+
+fn call_in(tool: &WriteTool, p: &Project, session: &Session, arguments: Value) -> Envelope {
+    decode(&tool.call_in(p.root(), &arguments.to_string(), session, None))
+}
+
+const LINES: &str = "one\ntwo\nthree\nfour\nfive\n";
+
+#[test]
+fn a_write_made_on_a_stale_view_is_merged_though_it_names_no_base() {
+    let p = Project::journaled();
+    p.write("a.txt", LINES);
+    let session = Session::new();
+    call_in(
+        tool(),
+        &p,
+        &session,
+        json!({"name": "view", "arguments": {"path": "a.txt"}}),
+    )
+    .assert_status("success");
+    // Another writer changes the file after the session's view.
+    p.write("a.txt", LINES.replace("five", "FIVE"));
+    let env = call_in(
+        tool(),
+        &p,
+        &session,
+        json!({"path": "a.txt", "content": LINES.replace("one", "ONE")}),
+    );
+    env.assert_status("success");
+    assert!(env.data().merged, "{env:#?}");
+    assert_eq!(
+        p.read_string("a.txt"),
+        LINES.replace("one", "ONE").replace("five", "FIVE")
+    );
+    // Outside the session the same write is written as it comes.
+    p.write("a.txt", LINES);
+    let env = decode(&tool().call(
+        p.root(),
+        &json!({"path": "a.txt", "content": "x\n"}).to_string(),
+    ));
+    assert!(!env.data().merged);
+    assert_eq!(p.read_string("a.txt"), "x\n");
+    // Lock values ask for the file as it was: no version is taken for
+    // them, and a mismatch is refused.
+    let env = call_in(
+        tool(),
+        &p,
+        &session,
+        json!({"path": "a.txt", "content": "y\n", "expected_size_bytes": 1}),
+    );
+    env.assert_error("CONFLICT");
+    session.end(p.root());
+}
+
+#[test]
+fn read_first_refuses_a_change_of_a_file_the_session_has_not_seen() {
+    let p = Project::journaled();
+    p.write("a.txt", LINES);
+    p.write("b.txt", LINES);
+    let session = Session::new();
+    let before = p.tree_but_seen();
+    for arguments in [
+        json!({"path": "a.txt", "content": "x\n"}),
+        json!({"name": "Edit", "arguments": {"file_path": "a.txt", "old_string": "one",
+            "new_string": "1"}}),
+        json!({"type": "tool_use", "id": "t", "name": "str_replace_based_edit_tool",
+            "input": {"command": "str_replace", "path": "a.txt", "old_str": "one",
+            "new_str": "1"}}),
+    ] {
+        let env = call_in(reading_first(), &p, &session, arguments);
+        env.assert_error("INVALID_PARAM");
+        assert!(
+            env.text
+                .starts_with("File 'a.txt' exists and has not been viewed in this session"),
+            "{}",
+            env.text
+        );
+    }
+    assert_eq!(p.tree_but_seen(), before);
+    // Viewed: written.
+    call_in(
+        reading_first(),
+        &p,
+        &session,
+        json!({"name": "view", "arguments": {"path": "a.txt"}}),
+    )
+    .assert_status("success");
+    call_in(
+        reading_first(),
+        &p,
+        &session,
+        json!({"path": "a.txt", "content": "x\n"}),
+    )
+    .assert_status("success");
+    // A new file, and then the file the session wrote itself.
+    for content in ["new\n", "newer\n"] {
+        call_in(
+            reading_first(),
+            &p,
+            &session,
+            json!({"path": "c.txt", "content": content}),
+        )
+        .assert_status("success");
+    }
+    // The version named by a base or lock values plays the view's part.
+    let size = LINES.len();
+    call_in(
+        reading_first(),
+        &p,
+        &session,
+        json!({"path": "b.txt", "content": "y\n", "expected_size_bytes": size}),
+    )
+    .assert_status("success");
+    // Another session has seen nothing of what this one saw.
+    let other = Session::new();
+    call_in(
+        reading_first(),
+        &p,
+        &other,
+        json!({"path": "c.txt", "content": "z\n"}),
+    )
+    .assert_error("INVALID_PARAM");
+    // Outside a session nothing is refused for it.
+    let env = decode(&reading_first().call(
+        p.root(),
+        &json!({"path": "c.txt", "content": "z\n"}).to_string(),
+    ));
+    env.assert_status("success");
+    session.end(p.root());
+    other.end(p.root());
+}
+
+#[test]
+fn a_session_that_ends_leaves_no_record_and_starts_again_with_nothing_seen() {
+    let p = Project::journaled();
+    p.write("a.txt", LINES);
+    let session = Session::new();
+    call_in(
+        reading_first(),
+        &p,
+        &session,
+        json!({"name": "view", "arguments": {"path": "a.txt"}}),
+    )
+    .assert_status("success");
+    let entries = || -> usize {
+        std::fs::read_dir(p.journal().join("sessions")).map_or(0, |d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().starts_with(session.id()))
+            })
+            .count()
+        })
+    };
+    assert_eq!(entries(), 1);
+    session.end(p.root());
+    assert_eq!(entries(), 0);
+    call_in(
+        reading_first(),
+        &p,
+        &session,
+        json!({"path": "a.txt", "content": "x\n"}),
+    )
+    .assert_error("INVALID_PARAM");
+    assert_eq!(p.read_string("a.txt"), LINES);
+}
