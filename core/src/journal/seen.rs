@@ -9,6 +9,7 @@
 use std::io;
 
 use super::Journal;
+use crate::fs::Dir;
 
 /// The versions' directory.
 pub const SEEN: &str = "seen";
@@ -48,21 +49,7 @@ impl Journal {
                 let _ = seen.unlink_at(&old);
             }
         }
-        // Written under a name of its own, then renamed: a reader never
-        // finds half of it, and two writers of one version do not meet.
-        let mut salt = [0u8; 8];
-        getrandom::fill(&mut salt).map_err(|e| io::Error::other(e.to_string()))?;
-        let temp = format!("{key}.{:016x}.tmp", u64::from_le_bytes(salt));
-        let file = seen.create_new_at(&temp)?;
-        let written = file.write_all(bytes);
-        drop(file);
-        match written.and_then(|()| seen.rename_at(&temp, &key)) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                let _ = seen.unlink_at(&temp);
-                Err(e)
-            }
-        }
+        replace(&seen, &key, bytes)
     }
 
     /// The version `base` names of the file `name` names, if it is kept
@@ -73,6 +60,25 @@ impl Journal {
             .open_read_at(&format!("{SEEN}/{}", key(name, base)))
             .ok()?;
         file.read_capped(file.stat().ok()?.len, MAX_SEEN_BYTES).ok()
+    }
+}
+
+/// Put `bytes` in `dir` as `name`, whole: written under a name of its own,
+/// then renamed, so that a reader never finds half of it and two writers
+/// of one entry do not meet. Not synced: the entries are caches.
+pub(super) fn replace(dir: &Dir, name: &str, bytes: &[u8]) -> io::Result<()> {
+    let mut salt = [0u8; 8];
+    getrandom::fill(&mut salt).map_err(|e| io::Error::other(e.to_string()))?;
+    let temp = format!("{name}.{:016x}.tmp", u64::from_le_bytes(salt));
+    let file = dir.create_new_at(&temp)?;
+    let written = file.write_all(bytes);
+    drop(file);
+    match written.and_then(|()| dir.rename_at(&temp, name)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = dir.unlink_at(&temp);
+            Err(e)
+        }
     }
 }
 

@@ -13,6 +13,7 @@
 use std::io;
 
 use super::Journal;
+use super::seen::replace;
 
 /// The sessions' directory.
 pub const SESSIONS: &str = "sessions";
@@ -22,25 +23,18 @@ impl Journal {
     /// (`None`) one it wrote itself.
     pub fn session_saw(&self, session: &str, name: &str, base: Option<&str>) -> io::Result<()> {
         let dir = self.dir();
-        match dir.create_dir_at(SESSIONS) {
-            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
-            _ => {}
-        }
-        let at = dir.open_dir_at(SESSIONS)?;
-        let key = key(session, name);
-        let mut salt = [0u8; 8];
-        getrandom::fill(&mut salt).map_err(|e| io::Error::other(e.to_string()))?;
-        let temp = format!("{key}.{:016x}.tmp", u64::from_le_bytes(salt));
-        let file = at.create_new_at(&temp)?;
-        let written = file.write_all(base.unwrap_or("").as_bytes());
-        drop(file);
-        match written.and_then(|()| at.rename_at(&temp, &key)) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                let _ = at.unlink_at(&temp);
-                Err(e)
+        let at = match dir.open_dir_at(SESSIONS) {
+            Ok(at) => at,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                match dir.create_dir_at(SESSIONS) {
+                    Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
+                    _ => {}
+                }
+                dir.open_dir_at(SESSIONS)?
             }
-        }
+            Err(e) => return Err(e),
+        };
+        replace(&at, &key(session, name), base.unwrap_or("").as_bytes())
     }
 
     /// What `session` has seen of `name`: `None` if nothing; else the base

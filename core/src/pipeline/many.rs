@@ -45,6 +45,8 @@ pub(super) struct Ready<'r> {
     pub(super) shared: bool,
     /// The file goes (a patch's delete or move).
     pub(super) delete: bool,
+    /// The session is to note that it wrote the file.
+    pub(super) note: bool,
     /// A patch's move: `to '…'` on the old path, `from '…'` on the new.
     pub(super) moved: Option<String>,
 }
@@ -179,6 +181,7 @@ impl<'r> Ready<'r> {
             outcome: p.outcome,
             old: p.old.map(|o| (o.bytes.len() as u64, o.modified)),
             expect_unchanged: p.locked || request.create_only,
+            note: p.note,
             shared: p.shared,
             delete: false,
             moved: None,
@@ -239,7 +242,7 @@ pub(super) fn finish(
     };
     let done = commit::commit(roots, change, started, config)?;
     // The session has seen what it wrote.
-    for r in ready.iter().filter(|r| !r.delete) {
+    for r in ready.iter().filter(|r| r.note && !r.delete) {
         session::saw(config, &r.target.display, None);
     }
     let record = done.record.ok_or_else(ToolError::no_journal_for_many)?;

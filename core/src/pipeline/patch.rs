@@ -156,6 +156,7 @@ fn moved<'r>(
         expect_unchanged: true,
         shared: false,
         delete: true,
+        note: false,
         moved: Some(format!("to '{to}'")),
     };
     one.moved = Some(format!("from '{from}'"));
@@ -236,7 +237,7 @@ fn commit_alone(
         extra: Extra::default(),
     };
     commit::commit(roots, change, started, config)?;
-    if !r.delete {
+    if r.note && !r.delete {
         session::saw(config, &r.target.display, None);
     }
     group.headline = "Applied the patch: 1 of 1 files changed.".to_owned();

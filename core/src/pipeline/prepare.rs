@@ -32,6 +32,8 @@ pub(super) struct Prepared<'r, 'b> {
     /// The call's change was made on a version it named (or its session
     /// saw): the commit must find the file as it was read.
     pub(super) locked: bool,
+    /// The session is to note that it wrote the file.
+    pub(super) note: bool,
 }
 
 /// What a call puts in the file.
@@ -87,6 +89,7 @@ pub(super) fn prepare<'r, R>(
     session::check(config, &target, request, seen.as_ref())?;
     let named = session::base(request, seen.as_ref());
     let locked = lock::requested(request) || named.is_some();
+    let note = session::to_note(config, seen.as_ref());
     let base = match lock::check(request, named, old.as_ref(), &target.display) {
         Ok(()) => None,
         Err(err) => match merge::base_for(
@@ -145,6 +148,7 @@ pub(super) fn prepare<'r, R>(
         outcome,
         shared,
         locked,
+        note,
     })
 }
 

@@ -50,6 +50,20 @@ pub(super) fn base<'a>(request: &'a Request, seen: Option<&'a Option<String>>) -
     }
 }
 
+/// Whether a write of a file of which the session has seen `seen` is to
+/// be noted: over a version it viewed (whose base would no longer be the
+/// file's), or for read-first, which counts what the session wrote as
+/// seen. A note that changes nothing is not made: most writes then cost
+/// the session one look and no write.
+pub(super) fn to_note(config: &Config, seen: Option<&Option<String>>) -> bool {
+    config.session.is_some()
+        && match seen {
+            Some(Some(_)) => true,
+            Some(None) => false,
+            None => config.read_first,
+        }
+}
+
 /// Note that the call's session saw the file `display` names: the version
 /// `base` names, or (`None`) one the call wrote. A note not kept only
 /// means a later call is not helped by it.

@@ -75,9 +75,10 @@ fn run(
             mut outcome,
             shared,
             locked,
+            note,
         } = prepared;
         if request.dry_run || outcome.unchanged {
-            if !request.dry_run {
+            if note && !request.dry_run {
                 // The session knows what the file holds: what it sent.
                 session::saw(config, &target.display, None);
             }
@@ -110,8 +111,10 @@ fn run(
             extra: Extra::default(),
         };
         let done = commit::commit(roots, change, started, config)?;
-        // The session has seen what it wrote.
-        session::saw(config, &target.display, None);
+        if note {
+            // The session has seen what it wrote.
+            session::saw(config, &target.display, None);
+        }
         let committed = commit::committed(&target, &done);
         outcome.change_id = done.record.map(|r| r.id);
         outcome.lock = Some(lock::values(
