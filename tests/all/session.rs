@@ -187,3 +187,49 @@ fn a_session_that_ends_leaves_no_record_and_starts_again_with_nothing_seen() {
     .assert_error("INVALID_PARAM");
     assert_eq!(p.read_string("a.txt"), LINES);
 }
+
+#[test]
+fn the_version_a_session_saw_stands_in_only_where_a_merge_can_use_it() {
+    let p = Project::journaled();
+    p.write("a.txt", LINES);
+    let session = Session::new();
+    call_in(
+        tool(),
+        &p,
+        &session,
+        json!({"name": "view", "arguments": {"path": "a.txt"}}),
+    )
+    .assert_status("success");
+    p.write("a.txt", LINES.replace("five", "FIVE"));
+    // A patch finds its places in the file now.
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n";
+    call_in(
+        tool(),
+        &p,
+        &session,
+        json!({"name": "apply_patch", "arguments": {"input": patch}}),
+    )
+    .assert_status("success");
+    assert_eq!(
+        p.read_string("a.txt"),
+        LINES.replace("one", "ONE").replace("five", "FIVE")
+    );
+    // A file gone since the view is written as the call says.
+    call_in(
+        tool(),
+        &p,
+        &session,
+        json!({"name": "view", "arguments": {"path": "a.txt"}}),
+    )
+    .assert_status("success");
+    std::fs::remove_file(p.path("a.txt")).expect("remove");
+    call_in(
+        tool(),
+        &p,
+        &session,
+        json!({"path": "a.txt", "content": "again\n"}),
+    )
+    .assert_status("success");
+    assert_eq!(p.read_string("a.txt"), "again\n");
+    session.end(p.root());
+}

@@ -87,7 +87,14 @@ pub(super) fn prepare<'r, R>(
     };
     let seen = session::seen(config, &target.display);
     session::check(config, &target, request, seen.as_ref())?;
-    let named = session::base(request, seen.as_ref());
+    // The session's version stands in for a base only where a merge can
+    // use it: a write or edit of a file that is there. A patch's hunks
+    // find their places in the file now; a file gone since is written as
+    // it comes.
+    let named = match (&made, &old) {
+        (Some(_), Some(_)) => session::base(request, seen.as_ref()),
+        _ => request.base.as_deref(),
+    };
     let locked = lock::requested(request) || named.is_some();
     let note = session::to_note(config, seen.as_ref());
     let base = match lock::check(request, named, old.as_ref(), &target.display) {
