@@ -4,8 +4,8 @@
 //! journal, what the session has viewed and written; the session's end
 //! removes that record.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::Root;
 
@@ -16,8 +16,8 @@ use crate::Root;
 pub struct Session {
     id: String,
     /// The root whose journal the session's record is removed from when
-    /// the session is dropped ([`Session::ending_with`]).
-    root: Option<Arc<Root>>,
+    /// the session is dropped ([`Session::ends_in`]).
+    root: Mutex<Option<Arc<Root>>>,
 }
 
 impl Session {
@@ -30,16 +30,34 @@ impl Session {
         let start = crate::journal::start_time(pid).unwrap_or(0);
         Session {
             id: format!("{pid:08x}{:08x}{count:016x}", start as u32),
-            root: None,
+            root: Mutex::new(None),
         }
     }
 
     /// A new session whose record is removed from `root`'s journal when it
     /// is dropped.
     pub fn ending_with(root: Arc<Root>) -> Session {
-        let mut session = Session::new();
-        session.root = Some(root);
+        let session = Session::new();
+        session.ends_in(root);
         session
+    }
+
+    /// Remove the session's record from `root`'s journal when it is
+    /// dropped (the root its calls last ran in, for a server whose roots
+    /// are its client's).
+    pub fn ends_in(&self, root: Arc<Root>) {
+        let mut last = self
+            .root
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if last.as_ref().is_none_or(|r| !Arc::ptr_eq(r, &root)) {
+            // A root first used: the records of sessions whose process
+            // died (killed, so never ended) go now.
+            self.end(&root);
+            if let Some(old) = last.replace(root) {
+                self.end(&old);
+            }
+        }
     }
 
     /// The id the component gets.
@@ -70,7 +88,12 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        if let Some(root) = self.root.take() {
+        let root = self
+            .root
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(root) = root {
             self.end(&root);
         }
     }

@@ -233,3 +233,50 @@ fn the_version_a_session_saw_stands_in_only_where_a_merge_can_use_it() {
     assert_eq!(p.read_string("a.txt"), "again\n");
     session.end(p.root());
 }
+
+#[test]
+fn read_first_spares_patches_and_a_version_no_longer_kept_writes_as_it_comes() {
+    let p = Project::journaled();
+    p.write("a.txt", LINES);
+    p.write("b.txt", LINES);
+    let session = Session::new();
+    // A patch of a file the session never viewed applies.
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n";
+    call_in(
+        reading_first(),
+        &p,
+        &session,
+        json!({"name": "apply_patch", "arguments": {"input": patch}}),
+    )
+    .assert_status("success");
+    // write_many's writes are writes.
+    let env = call_in(
+        reading_first(),
+        &p,
+        &session,
+        json!({"name": "write_many", "arguments": {"writes": [
+            {"path": "b.txt", "content": "x\n"}]}}),
+    );
+    env.assert_error("INVALID_PARAM");
+    assert_eq!(p.read_string("b.txt"), LINES);
+    // The version viewed, dropped from the cache: the write goes through.
+    call_in(
+        reading_first(),
+        &p,
+        &session,
+        json!({"name": "view", "arguments": {"path": "b.txt"}}),
+    )
+    .assert_status("success");
+    std::fs::remove_dir_all(p.journal().join("seen")).expect("drop the kept versions");
+    p.write("b.txt", LINES.replace("five", "FIVE"));
+    let env = call_in(
+        reading_first(),
+        &p,
+        &session,
+        json!({"path": "b.txt", "content": "y\n"}),
+    );
+    env.assert_status("success");
+    assert!(!env.data().merged);
+    assert_eq!(p.read_string("b.txt"), "y\n");
+    session.end(p.root());
+}

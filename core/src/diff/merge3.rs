@@ -4,11 +4,13 @@
 //! order. Hunks of one side alone are applied; hunks of both sides that
 //! overlap or touch (as `git merge-file` counts them: a change next to the
 //! other's is a conflict) conflict unless they make the same change. A
-//! hunk next to lines like its own ends (a blank line among blank lines, a
-//! brace among braces) could have been placed anywhere among them, as
-//! another diff (git's) may place it: it reaches over them, and hunks of
-//! the two sides whose reaches touch conflict too. Every hunk of each
-//! side is either applied or reported, so no change is lost by the merge.
+//! hunk next to lines like any of its own (a blank line among blank lines,
+//! a brace among braces) could have been placed, whole or split, anywhere
+//! among them, as another diff (git's) may place it: it reaches over them,
+//! and hunks of the two sides whose reaches touch conflict too. Texts with
+//! a lone carriage return, which git does not count as a line's end, are
+//! not merged. Every hunk of each side is either applied or reported, so
+//! no change is lost by the merge.
 
 use std::ops::Range;
 
@@ -27,6 +29,9 @@ pub enum Merged {
     Conflicts(Vec<Conflict>),
     /// A diff of the merge did not fit the budget.
     TooLarge,
+    /// A text has a line ended by a lone carriage return, which git does
+    /// not count as a line's end: not merged.
+    LoneCr,
 }
 
 /// One place two changes meet.
@@ -45,6 +50,17 @@ type Hunk = (Range<usize>, Range<usize>);
 
 /// Merge `yours` and `now`, each made from `base`.
 pub fn merge3(base: &str, now: &str, yours: &str, limits: &DiffLimits) -> Merged {
+    let lone_cr = |t: &str| {
+        t.as_bytes()
+            .windows(2)
+            .any(|w| w[0] == b'\r' && w[1] != b'\n')
+    };
+    if [base, now, yours]
+        .iter()
+        .any(|t| lone_cr(t) || t.ends_with('\r'))
+    {
+        return Merged::LoneCr;
+    }
     let (b, n, y) = (lines(base), lines(now), lines(yours));
     let (Some(hn), Some(hy)) = (hunks(&b, &n, limits), hunks(&b, &y, limits)) else {
         return Merged::TooLarge;
@@ -116,18 +132,16 @@ pub fn merge3(base: &str, now: &str, yours: &str, limits: &DiffLimits) -> Merged
 }
 
 /// How far in the base hunk `h` of the side `side` reaches: over the base
-/// lines next to it that are like its own first line (below it) or last
-/// line (above it), old or new, where another diff could have placed it.
+/// lines next to it that are like any of its own, old or new, where
+/// another diff could have placed it, or a part of it.
 fn reach(base: &[&str], side: &[&str], h: &Hunk) -> Range<usize> {
-    let old = &base[h.0.clone()];
-    let new = &side[h.1.clone()];
-    let like = |line: &str, ends: [Option<&&str>; 2]| ends.iter().flatten().any(|e| **e == line);
+    let own = |line: &str| base[h.0.clone()].contains(&line) || side[h.1.clone()].contains(&line);
     let mut start = h.0.start;
-    while start > 0 && like(base[start - 1], [old.last(), new.last()]) {
+    while start > 0 && own(base[start - 1]) {
         start -= 1;
     }
     let mut end = h.0.end;
-    while end < base.len() && like(base[end], [old.first(), new.first()]) {
+    while end < base.len() && own(base[end]) {
         end += 1;
     }
     start..end
@@ -226,6 +240,24 @@ mod tests {
                 );
             }
             other => assert!(matches!(other, Merged::Conflicts(_)), "{other:?}"),
+        }
+    }
+
+    #[test]
+    fn where_git_would_place_a_change_otherwise_the_merge_refuses() {
+        // Found by a review's fuzzing, each merged by an earlier rule where
+        // git finds a conflict, or to other bytes than git's.
+        for (base, now, yours) in [
+            ("a\nx\nx\nb\n", "x\nM\nM\n", "x\nb\n"),
+            ("x\n\n\n\n}\n\n}\n", "x\n\n\nb\nx\n\n}\n\n}\n", "\n\n\n}\n"),
+            // A lone carriage return ends no line for git.
+            ("a\rb\rc\r", "A\rb\rc\r", "a\rb\rC\r"),
+        ] {
+            let got = merged(base, now, yours);
+            assert!(
+                !matches!(got, Merged::Clean(_)),
+                "{base:?} {now:?} {yours:?}: {got:?}"
+            );
         }
     }
 

@@ -76,6 +76,7 @@ pub(super) fn merged(
     match diff::merge3(&seen.old_text, &plan.old_text, &theirs, &config.diff) {
         diff::Merged::Clean(merged) => Ok((merged, matches)),
         diff::Merged::TooLarge => Err(ToolError::too_much_to_merge(display)),
+        diff::Merged::LoneCr => Err(stale()),
         diff::Merged::Conflicts(places) => Err(ToolError::merge_conflict(
             display,
             places.len(),

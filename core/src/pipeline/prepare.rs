@@ -86,7 +86,10 @@ pub(super) fn prepare<'r, R>(
         Source::Hunks(_) | Source::Remove => None,
     };
     let seen = session::seen(config, &target.display);
-    session::check(config, &target, request, seen.as_ref())?;
+    if made.is_some() {
+        // A patch's hunks find their places in the file now.
+        session::check(config, &target, request, seen.as_ref())?;
+    }
     // The session's version stands in for a base only where a merge can
     // use it: a write or edit of a file that is there. A patch's hunks
     // find their places in the file now; a file gone since is written as
@@ -97,6 +100,7 @@ pub(super) fn prepare<'r, R>(
     };
     let locked = lock::requested(request) || named.is_some();
     let note = session::to_note(config, seen.as_ref());
+    let mut locked = locked;
     let base = match lock::check(request, named, old.as_ref(), &target.display) {
         Ok(()) => None,
         Err(err) => match merge::base_for(
@@ -108,6 +112,12 @@ pub(super) fn prepare<'r, R>(
             &err,
         ) {
             Some(base) => Some(base),
+            // The session's version, no longer kept: the call named none,
+            // and is written as it comes, as before sessions.
+            None if request.base.is_none() && !lock::requested(request) => {
+                locked = false;
+                None
+            }
             None => return Err(err),
         },
     };

@@ -257,7 +257,7 @@ pub(crate) fn parse() -> Cli {
 
 /// The `WRITE_TOOL_*` variables the CLI reads: the component's settings
 /// (but the per-call sweep, which the host decides) and the host's own.
-const READ_BY_THE_CLI: [&str; 22] = [
+const READ_BY_THE_CLI: [&str; 23] = [
     settings::MAX_CONTENT_BYTES,
     settings::ALLOW_EMPTY,
     settings::DIFF_TIMEOUT_MS,
@@ -280,6 +280,7 @@ const READ_BY_THE_CLI: [&str; 22] = [
     settings::MANY_MAX_BYTES,
     settings::LOG_FORMAT,
     settings::ALLOW_DELETE,
+    settings::READ_FIRST,
 ];
 
 /// Refuse a `WRITE_TOOL_*` variable the CLI does not read, and the two it

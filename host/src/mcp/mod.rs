@@ -171,10 +171,7 @@ impl McpServer {
         let tools = tools::tools(&definition, tool.options().model_revert)?;
         Ok(McpServer {
             calls: Arc::new(Calls::new(tool, "mcp")),
-            session: Arc::new(match &roots {
-                Roots::Fixed(root) => Session::ending_with(Arc::clone(root)),
-                _ => Session::new(),
-            }),
+            session: Arc::new(Session::new()),
             roots,
             tools,
         })
@@ -303,6 +300,8 @@ impl McpServer {
                 cancel.cancel();
             }
         });
+        // The session's record goes with it, from the root it last used.
+        self.session.ends_in(Arc::clone(&root));
         let session = Arc::clone(&self.session);
         let answer = self.calls.call(root, input, Some(cancel), session).await;
         watch.abort();

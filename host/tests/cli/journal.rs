@@ -5,11 +5,11 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::{envelope, root_arg, run};
+use crate::{envelope, root_arg, run, run_cmd};
 
 /// A root and its journal directory, in one temp dir.
 struct Project {
@@ -227,4 +227,50 @@ fn edit_and_patch_from_the_command_line() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(p.read("a.txt").as_deref(), Some("1\n2\n3\n"));
     assert_eq!(p.read("b.txt"), None);
+}
+
+#[test]
+fn serve_is_a_session_that_reads_first_when_asked_and_leaves_no_record() {
+    let p = Project::new();
+    p.write("a.txt", "one\n");
+    p.write("b.txt", "two\n");
+    let lines = [
+        json!({"path": "a.txt", "content": "x\n"}),
+        json!({"name": "view", "arguments": {"path": "a.txt"}}),
+        json!({"path": "a.txt", "content": "x\n"}),
+        json!({"path": "c.txt", "content": "new\n"}),
+    ]
+    .iter()
+    .map(|l| format!("{l}\n"))
+    .collect::<String>();
+    let mut all = vec!["--root", &p.root, "--journal", &p.journal, "serve"];
+    let out = run_cmd(
+        Command::new(write_tool_test_support::bin())
+            .args(all.drain(..))
+            .env("WRITE_TOOL_READ_FIRST", "1"),
+        lines.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let answers: Vec<Value> = String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an envelope"))
+        .collect();
+    let statuses: Vec<&str> = answers
+        .iter()
+        .map(|a| a["status"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["error", "success", "success", "success"],
+        "{answers:?}"
+    );
+    assert_eq!(p.read("a.txt").as_deref(), Some("x\n"));
+    // The session's record went with it.
+    let sessions: Vec<_> = fs::read_dir(Path::new(&p.journal))
+        .expect("journal base")
+        .filter_map(|e| fs::read_dir(e.expect("entry").path().join("sessions")).ok())
+        .flatten()
+        .collect();
+    assert!(sessions.is_empty(), "{sessions:?}");
 }
