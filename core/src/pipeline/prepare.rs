@@ -79,48 +79,13 @@ pub(super) fn prepare<'r, R>(
     } else {
         old::read(&target, config)?
     };
-    // A stale base whose version is known is merged onto the file now.
     let made = match source {
         Source::Content => Some(Made::Content),
         Source::Edits(list, voice) => Some(Made::Edits(list, voice)),
         Source::Hunks(_) | Source::Remove => None,
     };
-    let seen = session::seen(config, &target.display);
-    if made.is_some() {
-        // A patch's hunks find their places in the file now.
-        session::check(config, &target, request, seen.as_ref())?;
-    }
-    // The session's version stands in for a base only where a merge can
-    // use it: a write or edit of a file that is there. A patch's hunks
-    // find their places in the file now; a file gone since is written as
-    // it comes.
-    let named = match (&made, &old) {
-        (Some(_), Some(_)) => session::base(request, seen.as_ref()),
-        _ => request.base.as_deref(),
-    };
-    let locked = lock::requested(request) || named.is_some();
-    let note = session::to_note(config, seen.as_ref());
-    let mut locked = locked;
-    let base = match lock::check(request, named, old.as_ref(), &target.display) {
-        Ok(()) => None,
-        Err(err) => match merge::base_for(
-            &target.display,
-            named,
-            made.as_ref(),
-            old.as_ref(),
-            config,
-            &err,
-        ) {
-            Some(base) => Some(base),
-            // The session's version, no longer kept: the call named none,
-            // and is written as it comes, as before sessions.
-            None if request.base.is_none() && !lock::requested(request) => {
-                locked = false;
-                None
-            }
-            None => return Err(err),
-        },
-    };
+    let Versions { base, locked, note } =
+        versions(request, &target, old.as_ref(), made.as_ref(), config)?;
     if config.read_only && !request.dry_run {
         return Err(ToolError::read_only_root());
     }
@@ -167,6 +132,56 @@ pub(super) fn prepare<'r, R>(
         locked,
         note,
     })
+}
+
+/// What the lock stage found of the versions: the version seen, when the
+/// file changed since and the change is to be merged onto it; whether the
+/// commit must find the file as it was read; whether the session is to
+/// note the write.
+struct Versions {
+    base: Option<Vec<u8>>,
+    locked: bool,
+    note: bool,
+}
+
+/// The lock stage: the call's lock values and base (or its session's
+/// version) against the file now, and read-first.
+fn versions(
+    request: &Request,
+    target: &target::Target<'_>,
+    old: Option<&fs::Existing>,
+    made: Option<&Made<'_>>,
+    config: &Config,
+) -> Result<Versions, ToolError> {
+    let seen = session::seen(config, &target.display);
+    if made.is_some() {
+        // A patch's hunks find their places in the file now.
+        session::check(config, target, request, seen.as_ref())?;
+    }
+    // The session's version stands in for a base only where a merge can
+    // use it: a write or edit of a file that is there. A file gone since
+    // is written as it comes.
+    let named = match (made, old) {
+        (Some(_), Some(_)) => session::base(request, seen.as_ref()),
+        _ => request.base.as_deref(),
+    };
+    let mut locked = lock::requested(request) || named.is_some();
+    let note = session::to_note(config, seen.as_ref());
+    // A stale base whose version is known is merged onto the file now.
+    let base = match lock::check(request, named, old, &target.display) {
+        Ok(()) => None,
+        Err(err) => match merge::base_for(&target.display, named, made, old, config, &err) {
+            Some(base) => Some(base),
+            // The session's version, no longer kept: the call named none,
+            // and is written as it comes, as before sessions.
+            None if request.base.is_none() && !lock::requested(request) => {
+                locked = false;
+                None
+            }
+            None => return Err(err),
+        },
+    };
+    Ok(Versions { base, locked, note })
 }
 
 /// The content a call writes when it is not the request's own: a merge
