@@ -16,7 +16,8 @@ fn mcp_python_sdk_client() {
         .arg(root.path()));
     assert!(String::from_utf8_lossy(&output.stdout).contains("mcp client: ok"));
     let read = |p: &str| fs::read_to_string(root.path().join(p)).expect(p);
-    assert_eq!(read("src/a.txt"), "one\ntwo\n");
+    // As the text editor's insert left it.
+    assert_eq!(read("src/a.txt"), "one\none and a half\ntwo\n");
     assert_eq!(read("notes/todo.txt"), "Buy milk");
     assert_eq!(read("last.txt"), "still here\n");
     assert_eq!(
