@@ -59,6 +59,8 @@ mod commit_gate;
 mod engine;
 mod envelope;
 mod failure;
+mod files;
+mod http;
 mod journal;
 pub mod log;
 pub mod mcp;

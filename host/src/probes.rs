@@ -14,7 +14,7 @@ use tokio::net::{TcpListener, TcpStream};
 use crate::Root;
 
 /// Whether this process can write the root and the journal, or why not.
-fn writable(root: &Root) -> Result<(), String> {
+pub(crate) fn writable(root: &Root) -> Result<(), String> {
     use std::os::fd::AsFd;
     let can = |fd: std::os::fd::BorrowedFd<'_>| {
         rustix::fs::accessat(
@@ -109,9 +109,38 @@ pub(crate) async fn probe(stream: &TcpStream, allowed: &[String]) -> Option<(usi
     (is_probe && !upgrade).then_some((end, what))
 }
 
+/// Whether a browser's `Origin` may reach the port: a loopback origin or
+/// one the host allowed by name (`--ws-origin`). A page elsewhere must
+/// not: browsers let any page send requests to loopback.
+pub(crate) fn origin_allowed(origin: &str, allowed: &[String]) -> bool {
+    is_loopback_origin(origin) || allowed.iter().any(|a| a == origin)
+}
+
+/// `http(s)://localhost`, `127.x.x.x` or `[::1]`, any port, parsed by
+/// `url` as browsers send it: a scheme, a host and a port, nothing else.
+pub(crate) fn is_loopback_origin(origin: &str) -> bool {
+    let Ok(url) = url::Url::parse(origin) else {
+        return false;
+    };
+    let bare = url.username().is_empty()
+        && url.password().is_none()
+        && matches!(url.path(), "" | "/")
+        && url.query().is_none()
+        && url.fragment().is_none();
+    if !bare || !matches!(url.scheme(), "http" | "https") {
+        return false;
+    }
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
 /// Whether a request's `Host` (`name[:port]`) is an IP address,
 /// `localhost`, or the host of an allowed origin.
-fn host_allowed(host: &str, allowed: &[String]) -> bool {
+pub(crate) fn host_allowed(host: &str, allowed: &[String]) -> bool {
     let Ok(url) = url::Url::parse(&format!("http://{host}/")) else {
         return false;
     };

@@ -62,6 +62,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use write_tool_wire::{Envelope, ErrorCode};
 
 use crate::calls::Calls;
+use crate::http::Http;
 use crate::probes;
 use crate::{Root, Session, WriteTool, invalid_request};
 
@@ -124,7 +125,15 @@ pub async fn serve_until(
     let (drain, draining) = tokio::sync::watch::channel(false);
     let call_bound = tool.options().timeout;
     let slots = options.max_connections.max(1);
+    let http = Http::new(
+        &tool,
+        &root,
+        options.max_message_bytes,
+        options.allowed_origins.clone(),
+    )
+    .map_err(std::io::Error::other)?;
     let shared = Arc::new(Shared {
+        http: Arc::new(http),
         calls: Calls::new(tool, "ws"),
         root,
         options,
@@ -157,6 +166,7 @@ pub async fn serve_until(
     }
     drop(listener);
     let _ = drain.send(true);
+    shared.http.stop();
     // Each call in flight ends within its time bound; a connection waiting
     // for its handshake or a message closes at once; one that does not
     // read its last answer is cut after the grace.
@@ -181,6 +191,8 @@ const ACCEPT_PAUSE_MIN: Duration = Duration::from_millis(10);
 const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
 
 struct Shared {
+    /// `/mcp` and the file API (`crate::http`).
+    http: Arc<Http>,
     calls: Calls,
     root: Arc<Root>,
     options: WsOptions,
@@ -191,6 +203,14 @@ struct Shared {
     /// The connections waiting for their handshake, oldest first: each
     /// one's signal to give up.
     waiting: std::sync::Mutex<std::collections::VecDeque<Arc<Notify>>>,
+}
+
+/// A connection past its first bytes.
+enum Opened {
+    /// Boxed: the stream and its buffers are ten times the size of a socket.
+    WebSocket(Box<tokio_tungstenite::WebSocketStream<TcpStream>>),
+    /// Plain HTTP for `crate::http`, nothing of it read yet.
+    Http(TcpStream),
 }
 
 /// A connection's place among those waiting for their handshake; leaving
@@ -238,13 +258,15 @@ impl Shared {
         let evicted = Arc::clone(&waiting.evicted);
         let handshake =
             tokio::time::timeout(self.options.handshake_timeout, self.handshake(stream));
-        let ws = tokio::select! {
-            ws = handshake => ws.ok().flatten(),
+        let opened = tokio::select! {
+            opened = handshake => opened.ok().flatten(),
             () = evicted.notified() => None,
         };
         drop(waiting);
-        let Some(ws) = ws else {
-            return;
+        let ws = match opened {
+            Some(Opened::WebSocket(ws)) => *ws,
+            Some(Opened::Http(stream)) => return self.http_connection(stream).await,
+            None => return,
         };
         // A slot, or the connection is told to come back (1013).
         let slot = tokio::time::timeout(
@@ -268,14 +290,35 @@ impl Shared {
         }
     }
 
-    /// A health probe answered (`None`), or the WebSocket handshake done.
-    async fn handshake(
-        &self,
-        mut stream: TcpStream,
-    ) -> Option<tokio_tungstenite::WebSocketStream<TcpStream>> {
+    /// A plain HTTP connection (`crate::http`), served while it holds a
+    /// slot; told to come back (503) when none is free.
+    async fn http_connection(&self, mut stream: TcpStream) {
+        let slot = tokio::time::timeout(
+            self.options.handshake_timeout,
+            Arc::clone(&self.slots).acquire_owned(),
+        )
+        .await;
+        if let Ok(Ok(slot)) = slot {
+            let idle = self.options.idle_timeout;
+            self.http.serve(stream, self.draining.clone(), idle).await;
+            drop(slot);
+        } else {
+            use tokio::io::AsyncWriteExt;
+            let busy = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
+                         Content-Length: 0\r\nConnection: close\r\n\r\n";
+            let _ = self.bounded(stream.write_all(busy)).await;
+        }
+    }
+
+    /// A health probe answered (`None`), a plain HTTP request for
+    /// `crate::http`, or the WebSocket handshake done.
+    async fn handshake(&self, mut stream: TcpStream) -> Option<Opened> {
         if let Some((head, what)) = probes::probe(&stream, &self.options.allowed_origins).await {
             probes::answer(&mut stream, head, what, &self.root).await;
             return None;
+        }
+        if crate::http::wants(&stream).await {
+            return Some(Opened::Http(stream));
         }
         let limit = self.options.max_message_bytes;
         let config = WebSocketConfig::default()
@@ -289,6 +332,7 @@ impl Shared {
         tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))
             .await
             .ok()
+            .map(|ws| Opened::WebSocket(Box::new(ws)))
     }
 
     /// `write`, a write to the client, bounded by the write timeout and,
@@ -398,7 +442,7 @@ fn check_origin(request: &Request, allowed: &[String]) -> Result<(), ErrorRespon
         return Ok(());
     };
     let origin = origin.to_str().unwrap_or_default();
-    if is_loopback_origin(origin) || allowed.iter().any(|a| a == origin) {
+    if probes::origin_allowed(origin, allowed) {
         return Ok(());
     }
     let mut response = ErrorResponse::new(Some(format!(
@@ -408,31 +452,10 @@ fn check_origin(request: &Request, allowed: &[String]) -> Result<(), ErrorRespon
     Err(response)
 }
 
-/// `http(s)://localhost`, `127.x.x.x` or `[::1]`, any port, parsed by
-/// `url` as browsers send it: a scheme, a host and a port, nothing else.
-fn is_loopback_origin(origin: &str) -> bool {
-    let Ok(url) = url::Url::parse(origin) else {
-        return false;
-    };
-    let bare = url.username().is_empty()
-        && url.password().is_none()
-        && matches!(url.path(), "" | "/")
-        && url.query().is_none()
-        && url.fragment().is_none();
-    if !bare || !matches!(url.scheme(), "http" | "https") {
-        return false;
-    }
-    match url.host() {
-        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{Request, StatusCode, check_origin, is_loopback_origin};
+    use super::{Request, StatusCode, check_origin};
+    use crate::probes::is_loopback_origin;
 
     fn handshake(origin: Option<&str>) -> Request {
         let mut request = Request::builder().uri("ws://127.0.0.1:1/");

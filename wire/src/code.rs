@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// The envelope's `error.code`. The strings are part of the contract: agents
 /// and programs match on them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[non_exhaustive]
 pub enum ErrorCode {

@@ -124,22 +124,34 @@ impl Serialize for CompactData<'_> {
 /// The rung that changes nothing (`data.edits[].tolerance`).
 const EXACT: &str = "exact";
 
+/// An envelope in either form, as it is read: what the compact form
+/// leaves out may be absent. Its schema is the answers' (`crate::schema`).
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(title = "Envelope"))]
+pub(crate) struct Either {
+    /// `success` (written, preview complete), `partial` (a dry run, or a
+    /// preview cut short), `error` (nothing changed on disk).
+    status: Status,
+    /// What was written or shown; absent or `null` on error.
+    #[serde(default)]
+    data: Option<Data>,
+    /// The answer for a person or a model.
+    text: String,
+    /// Numbers (the full form only).
+    #[serde(default)]
+    stats: Stats,
+    /// What was asked and targeted (the full form only).
+    #[serde(default)]
+    context: Option<Context>,
+    /// Why the call failed; only on error.
+    #[serde(default)]
+    error: Option<ErrorBody>,
+}
+
 /// Decode envelope JSON of either form (see [`Envelope::from_json`]), in
 /// one pass: the full form is the one with `context`.
 pub(crate) fn decode(json: &str) -> serde_json::Result<Envelope> {
-    #[derive(Deserialize)]
-    struct Either {
-        status: Status,
-        #[serde(default)]
-        data: Option<Data>,
-        text: String,
-        #[serde(default)]
-        stats: Stats,
-        #[serde(default)]
-        context: Option<Context>,
-        #[serde(default)]
-        error: Option<ErrorBody>,
-    }
     let either: Either = serde_json::from_str(json)?;
     let form = match either.context {
         Some(_) => Form::Full,

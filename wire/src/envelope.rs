@@ -56,6 +56,7 @@ use crate::ErrorCode;
 
 /// Outcome of a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Written, preview complete.
@@ -82,6 +83,7 @@ impl Status {
 
 /// What the write did or would do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Operation {
     /// The target did not exist.
@@ -100,6 +102,7 @@ pub enum Operation {
 
 /// One file of a change of several (`data.files`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FileResult {
     /// The file, as `path_resolved` names it.
     pub path: String,
@@ -115,6 +118,7 @@ pub struct FileResult {
 
 /// The `data` field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Data {
     /// Whether the content is on disk (the compact form leaves it out of a
     /// view's answer, which never applies anything).
@@ -174,6 +178,7 @@ pub struct Data {
 
 /// What a `view` showed (`data.view`), beside the text that shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct View {
     /// A text file's lines, a directory's entries, or a file that is not
     /// text (described, not shown).
@@ -197,6 +202,7 @@ pub struct View {
 
 /// Kinds of [`View`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ViewKind {
     /// A text file: its lines, numbered.
@@ -209,6 +215,7 @@ pub enum ViewKind {
 
 /// Where one edit matched (`data.edits`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EditMatch {
     /// The rung of the matching ladder that found it: `exact`,
     /// `line_endings`, `trailing_whitespace`, `indentation` or
@@ -228,6 +235,7 @@ pub struct EditMatch {
 
 /// The lock values of a file, named as the lock parameters are.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LockValues {
     /// Modification time in whole milliseconds since the epoch; absent
     /// where the platform keeps none.
@@ -243,6 +251,7 @@ pub struct LockValues {
 
 /// A warning about the content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Warning {
     /// What kind of warning (`omission_placeholder`).
     pub kind: WarningKind,
@@ -254,6 +263,7 @@ pub struct Warning {
 
 /// Kinds of [`Warning`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WarningKind {
     /// A line such as `// ... rest of the code unchanged ...` in content
@@ -264,6 +274,7 @@ pub enum WarningKind {
 
 /// The `stats` field.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Stats {
     /// Milliseconds spent in the call.
     pub time_ms: u64,
@@ -274,6 +285,7 @@ pub struct Stats {
 
 /// The `stats` fields that exist when the call did not fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WriteStats {
     /// Bytes written to disk.
     pub bytes_written: u64,
@@ -289,6 +301,7 @@ pub struct WriteStats {
 
 /// The `context` field.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Context {
     /// The working directory relative to the project root: always `"."`.
     pub cwd: String,
@@ -300,6 +313,7 @@ pub struct Context {
 
 /// The `error` field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ErrorBody {
     /// Stable code.
     pub code: ErrorCode,

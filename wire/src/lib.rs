@@ -17,9 +17,11 @@
 //! - [`temps`]: the names of the component's temp files;
 //! - [`messages`]: messages a host may recognise;
 //! - [`printable`]: characters a terminal would act on, and their escapes;
-//! - [`wit`]: the envelope's conversion into its WIT form.
+//! - [`wit`]: the envelope's conversion into its WIT form;
+//! - `schema` (feature `schema`): the envelope's JSON Schema, generated
+//!   from the types that read it.
 //!
-//! The crate knows serde and nothing else: no file system, no diff, no
+//! The crate knows serde (and, for `schema`, schemars) and nothing else: no file system, no diff, no
 //! parsing of the tool's parameters. The rules themselves are written down
 //! in `docs/contract.md`.
 
@@ -33,6 +35,8 @@ pub mod messages;
 pub mod printable;
 pub mod request;
 pub mod roots;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod settings;
 pub mod strict;
 pub mod temps;

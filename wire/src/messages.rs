@@ -18,3 +18,8 @@ pub const INVALID_SETTINGS: &str = "The host's settings are invalid: ";
 /// The `EXECUTION_ERROR` message for a call that its client cancelled
 /// before its commit point (`docs/contract.md#cancellation`).
 pub const CANCELLED: &str = "The call was cancelled before its commit point; nothing was written.";
+
+/// How a `view` of a path where nothing is begins its message after the
+/// quoted path: "'a/b.txt' does not exist. …" (the file API answers it
+/// 404).
+pub const NOTHING_THERE: &str = "' does not exist. ";

@@ -9,8 +9,8 @@ impl ToolError {
         Self::new(
             ErrorKind::Missing,
             format!(
-                "'{path}' does not exist. View its directory to see what is there, or use \
-                 Write to create it."
+                "'{path}{}View its directory to see what is there, or use Write to create it.",
+                write_tool_wire::messages::NOTHING_THERE
             ),
         )
     }

@@ -33,7 +33,6 @@
 //! roots, and a working directory that is the file system's root, as
 //! desktop clients start servers).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -42,24 +41,40 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 use write_tool_wire::{Envelope, ErrorCode, request};
 
+mod lifecycle;
 mod log;
+mod progress;
+mod roots;
 mod stdio;
 mod tools;
 
 use crate::calls::Calls;
-use crate::{Cancel, Root, Session, WriteTool, ambient_authority};
+use crate::{Cancel, Root, Session, WriteTool};
+pub use roots::RootsError;
+use roots::client_roots;
+
+/// The tools this server lists, and the component's definition they come
+/// from: for hosts that hand them to a model another way
+/// (`crate::providers`).
+pub(crate) fn listed(tool: &WriteTool) -> wasmtime::Result<(Vec<Tool>, Value)> {
+    let definition: Value = serde_json::from_str(&tool.definition()?)?;
+    let tools = tools::tools(&definition, tool.options().model_revert)?;
+    Ok((tools, definition))
+}
 
 /// The MCP server: the tool, its roots, and the tool list built once.
 #[derive(Debug)]
 pub struct McpServer {
     calls: Arc<Calls>,
-    roots: Roots,
-    tools: Vec<Tool>,
+    roots: Arc<Roots>,
+    tools: Arc<[Tool]>,
     /// The connection's session (`docs/contract.md#session`): one client.
     session: Arc<Session>,
 }
@@ -80,62 +95,6 @@ enum Roots {
         listed: Mutex<Option<Result<Arc<Root>, RootsError>>>,
     },
 }
-
-/// Why the server has no root to run a call under. The message is for the
-/// person who configures the client: the client shows it as the call's
-/// error and as a log message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RootsError {
-    /// `--root` named something that is not a usable directory.
-    Configured {
-        /// The roots as given.
-        roots: String,
-        /// What the system said.
-        reason: String,
-    },
-    /// No `--root`, the client offers no roots, and the server's working
-    /// directory is the file system's root.
-    NoProject,
-    /// The client's `roots/list` failed.
-    ListFailed(String),
-    /// The client listed no `file:` roots.
-    NoFileRoots,
-    /// A root the client listed is not a usable directory.
-    ClientRootUnusable(String),
-}
-
-impl std::fmt::Display for RootsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RootsError::Configured { roots, reason } => write!(
-                f,
-                "The project root this server was started with (--root {roots}) is not a usable \
-                 directory: {reason}. Nothing was written. Fix the path in the MCP client's \
-                 configuration of write-tool: an absolute path to an existing directory."
-            ),
-            RootsError::NoProject => f.write_str(
-                "This server has no project root: it was started without --root, the client \
-                 offers no roots, and its working directory is the file system's root. Nothing \
-                 was written. Add \"--root\", \"/absolute/path/to/project\" to the server's args \
-                 in the MCP client's configuration.",
-            ),
-            RootsError::ListFailed(reason) => write!(
-                f,
-                "The client's roots could not be listed ({reason}); nothing was written."
-            ),
-            RootsError::NoFileRoots => f.write_str(
-                "The client offered no directory roots (file URIs); nothing was written.",
-            ),
-            RootsError::ClientRootUnusable(reason) => write!(
-                f,
-                "A root the client offered is not a usable directory ({reason}); nothing was \
-                 written."
-            ),
-        }
-    }
-}
-
-impl std::error::Error for RootsError {}
 
 impl McpServer {
     /// Build the server on `root`. Reads the `Write` schema from the
@@ -167,20 +126,31 @@ impl McpServer {
     }
 
     fn with_roots(tool: Arc<WriteTool>, roots: Roots) -> wasmtime::Result<McpServer> {
-        let definition: Value = serde_json::from_str(&tool.definition()?)?;
-        let tools = tools::tools(&definition, tool.options().model_revert)?;
+        let (tools, _) = listed(&tool)?;
         Ok(McpServer {
             calls: Arc::new(Calls::new(tool, "mcp")),
             session: Arc::new(Session::new()),
-            roots,
-            tools,
+            roots: Arc::new(roots),
+            tools: tools.into(),
         })
+    }
+
+    /// The server for one stateless request (`http`): the same tool, roots
+    /// and tools, and a session of its own that ends with the request —
+    /// MCP 2026-07-28 keeps no state between requests.
+    fn for_request(&self) -> McpServer {
+        McpServer {
+            calls: Arc::clone(&self.calls),
+            roots: Arc::clone(&self.roots),
+            tools: Arc::clone(&self.tools),
+            session: Arc::new(Session::new()),
+        }
     }
 
     /// The roots a call runs under, or why it cannot run.
     #[allow(deprecated, reason = "the roots capability; see `client_roots`")]
     async fn root(&self, peer: &Peer<RoleServer>) -> Result<Arc<Root>, RootsError> {
-        let (own, listed) = match &self.roots {
+        let (own, listed) = match &*self.roots {
             Roots::Fixed(root) => return Ok(Arc::clone(root)),
             Roots::Broken(error) => return Err(error.clone()),
             Roots::Client { own, listed } => (own, listed),
@@ -259,6 +229,32 @@ impl McpServer {
         }
     }
 
+    /// This server over MCP's Streamable HTTP, stateless
+    /// (`docs/contract.md#mcp-http`): every POST is served by a server of
+    /// its own ([`for_request`](Self::for_request)) and answered as JSON,
+    /// or as an event stream when progress comes before the answer. The
+    /// port's own checks (`Host`, `Origin`) run before it, so rmcp's are
+    /// off; `max_body` bounds a request, `stop` ends the streams at a
+    /// drain.
+    pub(crate) fn streamable_http(
+        self,
+        max_body: usize,
+        stop: tokio_util::sync::CancellationToken,
+    ) -> StreamableHttpService<McpServer, NeverSessionManager> {
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+            .disable_allowed_hosts()
+            .disable_allowed_origins()
+            .with_max_request_body_bytes(max_body)
+            .with_cancellation_token(stop);
+        StreamableHttpService::new(
+            move || Ok(self.for_request()),
+            Arc::new(NeverSessionManager::default()),
+            config,
+        )
+    }
+
     /// The tools this server lists.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
@@ -288,6 +284,11 @@ impl McpServer {
                 .to_json());
             }
         };
+        // Said before the call starts, stopped before it is answered.
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| progress::Progress::start(peer.clone(), token, name, &arguments));
         let input = json!({ "name": name, "arguments": arguments }).to_string();
         // rmcp cancels the request's token on `notifications/cancelled`
         // (and drops the answer); the flag carries that to the commit
@@ -305,6 +306,7 @@ impl McpServer {
         let session = Arc::clone(&self.session);
         let answer = self.calls.call(root, input, Some(cancel), session).await;
         watch.abort();
+        drop(progress);
         answer.map_err(|err| ErrorData::internal_error(err.to_string(), None))
     }
 }
@@ -337,7 +339,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
     async fn on_custom_request(
@@ -349,8 +351,8 @@ impl ServerHandler for McpServer {
         Err(ErrorData::new(
             RpcErrorCode::METHOD_NOT_FOUND,
             format!(
-                "Unknown method '{method}'. This server answers initialize, ping, tools/list and \
-                 tools/call."
+                "Unknown method '{method}'. This server answers server/discover, initialize, ping, \
+                 tools/list and tools/call."
             ),
             None,
         ))
@@ -372,7 +374,7 @@ impl ServerHandler for McpServer {
             .peer
             .peer_info()
             .is_some_and(|info| info.capabilities.roots.is_some());
-        let (level, message) = match &self.roots {
+        let (level, message) = match &*self.roots {
             Roots::Broken(error) => (log::Level::Error, error.to_string()),
             Roots::Client {
                 own: Err(error), ..
@@ -393,7 +395,7 @@ impl ServerHandler for McpServer {
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
         // Asked again at once, holding the lock, so that a call that
         // follows the notification waits for the new roots.
-        if let Roots::Client { listed, .. } = &self.roots {
+        if let Roots::Client { listed, .. } = &*self.roots {
             let mut listed = listed.lock().await;
             *listed = Some(client_roots(&context.peer, self.calls.tool().options()).await);
         }
@@ -424,68 +426,5 @@ impl ServerHandler for McpServer {
         }
         let envelope = self.run(name, request.arguments, &context).await?;
         Ok(tools::result(envelope).into())
-    }
-}
-
-/// The client's roots (`roots/list`), opened.
-///
-/// MCP deprecated roots (SEP-2577) after the protocol versions clients
-/// speak today; while they offer roots, the server follows them.
-///
-/// # Ambient Authority
-///
-/// Opening them resolves the paths the client named against the process's
-/// ambient file-system authority, as [`Root::open_all`] does for `--root`.
-#[allow(deprecated, reason = "clients still offer roots; see above")]
-async fn client_roots(
-    peer: &Peer<RoleServer>,
-    options: &crate::Options,
-) -> Result<Arc<Root>, RootsError> {
-    let listed = peer
-        .list_roots()
-        .await
-        .map_err(|e| RootsError::ListFailed(e.to_string()))?;
-    let paths: Vec<PathBuf> = listed
-        .roots
-        .iter()
-        .filter_map(|root| file_path(&root.uri))
-        .collect();
-    if paths.is_empty() {
-        return Err(RootsError::NoFileRoots);
-    }
-    options
-        .root(&paths, ambient_authority())
-        .map(Arc::new)
-        .map_err(|e| RootsError::ClientRootUnusable(e.to_string()))
-}
-
-/// The path of a `file:` URI (`file:///a/b`, `file://localhost/a/b`),
-/// percent-decoded by `url`; `None` for anything else, a URI naming
-/// another host among them.
-fn file_path(uri: &str) -> Option<PathBuf> {
-    let url = url::Url::parse(uri).ok()?;
-    if url.scheme() != "file" {
-        return None;
-    }
-    url.to_file_path().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn file_uris_are_paths() {
-        assert_eq!(file_path("file:///a/b"), Some(PathBuf::from("/a/b")));
-        assert_eq!(
-            file_path("file://localhost/a%20b/c"),
-            Some(PathBuf::from("/a b/c"))
-        );
-        assert_eq!(file_path("https://example.com/a"), None);
-        assert_eq!(file_path("file://server/share"), None);
-        // An unfinished escape stays as it is (WHATWG URL, as clients
-        // write them).
-        assert_eq!(file_path("file:///a%2"), Some(PathBuf::from("/a%2")));
-        assert_eq!(file_path("file:///a%2Fb"), Some(PathBuf::from("/a/b")));
     }
 }

@@ -3,13 +3,15 @@
 //! Every line is read as strictly as a request on any other surface
 //! (`write_tool_wire::strict`): a repeated key is refused, not the last one
 //! taken. What rmcp would end the session on, or pass over in silence, is
-//! answered here instead, as the MCP revision this server speaks
-//! (2025-11-25) asks:
+//! answered here instead, as the MCP revisions this server speaks
+//! (2025-11-25, 2026-07-28) ask:
 //!
-//! - before `initialize`, a request other than `initialize` or `ping` gets
-//!   a JSON-RPC error (-32002, "not initialized"), `ping` its empty
-//!   result, and a notification or a response is ignored; rmcp sees
-//!   `initialize` first, as it must;
+//! - before a lifecycle opens, a request other than `initialize`, `ping`,
+//!   `server/discover` or a self-contained request of MCP 2026-07-28 (its
+//!   protocol version and the client's capabilities in `_meta`) gets a
+//!   JSON-RPC error (-32002, "not initialized"), `ping` its empty result,
+//!   and a notification or a response is ignored: rmcp ends the session on
+//!   anything else before a lifecycle opens;
 //! - a batch (a JSON array; MCP dropped JSON-RPC batches in 2025-06-18)
 //!   and a message whose `id` is neither a string nor an integer get an
 //!   Invalid Request error (-32600) with a null `id`, since none can be
@@ -42,6 +44,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
+use super::lifecycle::{self, Opening};
 use super::tools::result;
 use crate::envelope::{invalid_request, request_too_long};
 use write_tool_wire::{Envelope, ErrorCode};
@@ -204,7 +207,8 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 
 pub(super) struct Lines<R> {
     read: BufReader<R>,
-    /// An `initialize` request has gone to rmcp.
+    /// A request that opens a lifecycle (`initialize`, or a stateless
+    /// request of MCP 2026-07-28) has gone to rmcp.
     initialized: bool,
     /// The line read so far; receive is cancelled whenever another event
     /// wins rmcp's select, so a line in progress lives here, not in a local.
@@ -353,26 +357,14 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         }
         let method = value.get("method").and_then(Value::as_str);
         if !self.initialized {
-            let id = id.filter(|id| !id.is_null()).cloned();
-            match (method, id) {
-                (Some("initialize"), Some(_)) => self.initialized = true,
-                (Some("ping"), Some(id)) => {
-                    self.write_value(&json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+            match lifecycle::before(method, id.filter(|id| !id.is_null()).cloned(), &value) {
+                Opening::Opens => self.initialized = true,
+                Opening::Passes => {}
+                Opening::Answered(answer) => {
+                    self.write_value(&answer);
                     return None;
                 }
-                (Some(_), Some(id)) => {
-                    self.write_value(&json!({
-                        "jsonrpc": "2.0",
-                        "id": id,
-                        "error": {
-                            "code": NOT_INITIALIZED,
-                            "message": "Server not initialized: send initialize first.",
-                        },
-                    }));
-                    return None;
-                }
-                // A notification or a response: nothing to answer.
-                _ => return None,
+                Opening::Ignored => return None,
             }
         }
         let call = method == Some("tools/call");
@@ -425,10 +417,6 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         let _ = self.send_bytes(bytes);
     }
 }
-
-/// The error code of a request made before `initialize`: LSP's, which MCP
-/// leaves to the implementation.
-const NOT_INITIALIZED: i32 = -32002;
 
 /// The buffer back, empty, unless it grew past what ordinary lines need.
 fn reuse(mut line: Vec<u8>) -> Vec<u8> {
@@ -516,6 +504,73 @@ mod tests {
                 .id
                 .is_none()
         );
+    }
+
+    /// Before a lifecycle opens, rmcp is handed only what it can take:
+    /// `server/discover`, and the first request that carries MCP
+    /// 2026-07-28's `_meta`; notifications before it are dropped, a
+    /// request with neither `initialize` nor that `_meta` is answered
+    /// here. After it, everything goes through.
+    #[tokio::test]
+    async fn a_stateless_request_opens_the_lifecycle_and_discover_does_not() {
+        use rmcp::model::{ClientRequest, JsonRpcMessage};
+        use rmcp::transport::Transport;
+        use tokio::io::AsyncBufReadExt;
+
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let unknown = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let input = [
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned(),
+            format!(r#"{{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{{{meta}}}}}"#),
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#
+                .to_owned(),
+            format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{unknown}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{{meta}}}}}"#),
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#
+                .to_owned(),
+        ]
+        .join("\n")
+            + "\n";
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (mut lines, _writer) = super::lines(input.as_bytes(), server, 1 << 20);
+        let mut passed = Vec::new();
+        let read_all = async {
+            while let Some(message) = lines.receive().await {
+                passed.push(message);
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(10), read_all)
+            .await
+            .expect("the input ends");
+        let kinds: Vec<&str> = passed
+            .iter()
+            .map(|m| match m {
+                JsonRpcMessage::Request(r)
+                    if matches!(r.request, ClientRequest::DiscoverRequest(_)) =>
+                {
+                    "discover"
+                }
+                JsonRpcMessage::Request(_) => "request",
+                JsonRpcMessage::Notification(_) => "notification",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["discover", "request", "notification"]);
+        let mut answers = tokio::io::BufReader::new(client).lines();
+        let mut refused = Vec::new();
+        for _ in 0..2 {
+            let line =
+                tokio::time::timeout(std::time::Duration::from_secs(10), answers.next_line())
+                    .await
+                    .expect("an answer")
+                    .expect("read")
+                    .expect("a line");
+            let answer: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+            assert_eq!(answer["error"]["code"], -32002, "{answer}");
+            refused.push(answer["id"].clone());
+        }
+        assert_eq!(refused, [1, 3]);
     }
 
     /// Answers a client leaves unread past the bound stop the reading of

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
-use serde::Deserialize;
 use serde_json::{Value, json};
 use write_tool_wire::{Envelope, Status};
 
@@ -24,16 +23,7 @@ pub(super) const MAX_ERROR_CHARS: usize = 10_000;
 /// without structured content show; `isError` for errors.
 pub(super) fn result(envelope: String) -> CallToolResult {
     let value: Value = serde_json::from_str(&envelope).unwrap_or(Value::Null);
-    let status = Status::deserialize(&value["status"]).ok();
-    let error = status == Some(Status::Error);
-    let text = match Envelope::from_json(&envelope) {
-        Ok(decoded) => decoded.for_model(if error {
-            MAX_ERROR_CHARS
-        } else {
-            MAX_TEXT_CHARS
-        }),
-        Err(_) => envelope,
-    };
+    let (text, error) = for_model(&envelope);
     let mut result = if error {
         CallToolResult::structured_error(value)
     } else {
@@ -41,6 +31,23 @@ pub(super) fn result(envelope: String) -> CallToolResult {
     };
     result.content = vec![ContentBlock::text(text)];
     result
+}
+
+/// The envelope written for a model, as the text block carries it, and
+/// whether it is an error: bounded as [`MAX_TEXT_CHARS`] and
+/// [`MAX_ERROR_CHARS`] say; JSON that is no envelope as it is.
+pub(crate) fn for_model(envelope: &str) -> (String, bool) {
+    let status = Status::of_json(envelope);
+    let error = status == Some(Status::Error);
+    let text = match Envelope::from_json(envelope) {
+        Ok(decoded) => decoded.for_model(if error {
+            MAX_ERROR_CHARS
+        } else {
+            MAX_TEXT_CHARS
+        }),
+        Err(_) => envelope.to_owned(),
+    };
+    (text, error)
 }
 
 /// `Write` from the component's definition, `write_file`, `Edit`,
@@ -66,7 +73,13 @@ pub(super) fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<To
     if revert {
         tools.extend([revert_tool(), checkpoint()]);
     }
-    Ok(tools)
+    // Every tool answers with an envelope: one schema, generated from the
+    // types the hosts read answers with.
+    let answers = Arc::new(write_tool_wire::schema::envelope());
+    Ok(tools
+        .into_iter()
+        .map(|tool| tool.with_raw_output_schema(Arc::clone(&answers)))
+        .collect())
 }
 
 /// The annotations of a tool that writes files in the root.

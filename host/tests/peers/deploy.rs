@@ -113,7 +113,7 @@ fn the_containerfile_builds_what_the_deploy_readme_says() {
     let after = |flag: &str| &command[command.iter().position(|a| a == flag).expect(flag) + 1];
     // The port that writes on loopback; the published one answers probes.
     let listen = after("--ws");
-    assert_eq!(listen, "127.0.0.1:8765");
+    assert_eq!(listen, "127.0.0.1:8080");
     let probes = after("--probe-listen");
     assert!(probes.ends_with(&format!(":{port}")), "{probes} on {port}");
     // The workspace and the journal exist in the image, the user's.

@@ -101,7 +101,7 @@ def check_policy(name, policy):
                 fail(f"{name}: ingress from a whole namespace; name the scraper's pods")
 
 
-def check_sidecar(name, spec):
+def check_sidecar(name, spec, claims):
     containers = {c["name"]: c for c in spec["containers"]}
     tool = containers.get("write-tool") or fail(f"{name}: no write-tool container")
     context = tool.get("securityContext", {})
@@ -130,9 +130,9 @@ def check_sidecar(name, spec):
     args = tool.get("args", [])
     listen = args[args.index("--ws") + 1] if "--ws" in args else fail(f"{name}: --ws")
     # The port that writes stays inside the pod: loopback, not published.
-    if listen != "127.0.0.1:8765" or "--ws-allow-remote" in args:
-        fail(f"{name}: write-tool must serve on 127.0.0.1:8765 only, not {listen}")
-    if 8765 in ports.values():
+    if listen != "127.0.0.1:8080" or "--ws-allow-remote" in args:
+        fail(f"{name}: write-tool must serve on 127.0.0.1:8080 only, not {listen}")
+    if 8080 in ports.values():
         fail(f"{name}: the port that writes must not be published")
     probes = args[args.index("--probe-listen") + 1] if "--probe-listen" in args else fail(
         f"{name}: --probe-listen")
@@ -141,7 +141,12 @@ def check_sidecar(name, spec):
     # The journal's bound below the volume's size limit, so that the
     # bound drops old changes before the kubelet evicts the pod.
     volumes = {v["name"]: v for v in spec.get("volumes", [])}
-    limit = volumes.get("journal", {}).get("emptyDir", {}).get("sizeLimit")
+    # The workspace and the journal outlive the pod (a suspended sandbox's
+    # pod is deleted, its claims kept): claims, not emptyDirs.
+    for volume in ("workspace", "journal"):
+        if volume not in claims and "persistentVolumeClaim" not in volumes.get(volume, {}):
+            fail(f"{name}: the {volume} must be on a claim that outlives the pod")
+    limit = claims.get("journal") or volumes.get("journal", {}).get("emptyDir", {}).get("sizeLimit")
     if limit is not None:
         bound = int(args[args.index("--journal-max-bytes") + 1]) if "--journal-max-bytes" in args \
             else fail(f"{name}: --journal-max-bytes below the journal volume's sizeLimit")
@@ -181,7 +186,11 @@ def main(workspace):
                 fail(f"{name}: the schema let an unknown field through")
             spec = pod_spec(doc)
             if spec is not None:
-                check_sidecar(name, spec)
+                claims = {
+                    c["metadata"]["name"]: c["spec"]["resources"]["requests"]["storage"]
+                    for c in doc["spec"].get("volumeClaimTemplates", [])
+                }
+                check_sidecar(name, spec, claims)
             if doc["kind"] == "NetworkPolicy":
                 check_policy(name, doc["spec"])
             if doc["kind"] == "SandboxTemplate":

@@ -21,6 +21,7 @@ mod deploy;
 mod hosts;
 mod readme;
 mod servers;
+mod sidecar;
 mod ws_limits;
 
 /// The workspace root.

@@ -1,20 +1,44 @@
 //! `write-tool mcp` and `write-tool serve --ws` under real clients.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
-use crate::{bin_str, python, root, run, workspace};
+use crate::{bin_str, installed, peers_dir, python, root, run, workspace};
 
+/// MCP 2025-11-25's lifecycle: `initialize`, then calls.
 #[test]
 fn mcp_python_sdk_client() {
+    mcp_python_sdk_client_in("legacy");
+}
+
+/// MCP 2026-07-28's, as the SDK's default mode finds it: `server/discover`,
+/// then stateless calls.
+#[test]
+fn mcp_python_sdk_client_discovers() {
+    mcp_python_sdk_client_in("auto");
+}
+
+/// MCP 2026-07-28's with the version pinned: no handshake at all, each
+/// request self-contained.
+#[test]
+fn mcp_python_sdk_client_pinned_to_2026_07_28() {
+    mcp_python_sdk_client_in("2026-07-28");
+}
+
+/// The Python SDK's client in `mode` drives the server through every kind
+/// of answer (`host/tests/peers/mcp_client.py`); the files are as it left
+/// them.
+fn mcp_python_sdk_client_in(mode: &str) {
     let root = root();
     let script = workspace().join("host/tests/peers/mcp_client.py");
     let output = run(Command::new(python())
         .arg(script)
         .arg(bin_str())
-        .arg(root.path()));
-    assert!(String::from_utf8_lossy(&output.stdout).contains("mcp client: ok"));
+        .arg(root.path())
+        .arg(mode));
+    assert!(String::from_utf8_lossy(&output.stdout).contains(&format!("mcp client ({mode}): ok")));
     let read = |p: &str| fs::read_to_string(root.path().join(p)).expect(p);
     // As the text editor's insert left it.
     assert_eq!(read("src/a.txt"), "one\none and a half\ntwo\n");
@@ -28,6 +52,49 @@ fn mcp_python_sdk_client() {
     );
     assert!(!root.path().join("dry.txt").exists());
     assert!(!root.path().join("no-content.txt").exists());
+    assert!(!root.beside("escape.txt"));
+}
+
+/// `host/tests/peers/node`, installed at the versions its lock file pins.
+fn node_peers() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let source = workspace().join("host/tests/peers/node");
+        let files = ["package.json", "package-lock.json", "mcp_client.mjs"];
+        let mut inputs = String::new();
+        for file in files {
+            inputs += &fs::read_to_string(source.join(file)).expect(file);
+        }
+        let dir = peers_dir().join("node-peers");
+        installed(&dir, &inputs, |dir| {
+            for file in files {
+                fs::copy(source.join(file), dir.join(file)).expect("copy");
+            }
+            run(Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+                .current_dir(dir));
+        });
+        dir
+    })
+}
+
+/// The TypeScript SDK's stdio client, which validates answers against the
+/// tools' output schema with Ajv (`host/tests/peers/node/mcp_client.mjs`).
+#[test]
+fn mcp_typescript_sdk_client() {
+    let root = root();
+    let dir = node_peers();
+    let output = run(Command::new("node")
+        .arg(dir.join("mcp_client.mjs"))
+        .arg(bin_str())
+        .arg(root.path())
+        .current_dir(dir));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("mcp ts client: ok"));
+    let read = |p: &str| fs::read_to_string(root.path().join(p)).expect(p);
+    assert_eq!(read("ts/a.txt"), "one\n2\n");
+    assert!(!root.path().join("ts/dry.txt").exists());
+    assert!(!root.path().join("ts/no-content.txt").exists());
+    assert!(!root.path().join("ts/many").exists(), "the group is undone");
     assert!(!root.beside("escape.txt"));
 }
 
@@ -53,7 +120,7 @@ fn the_patch_grammar_admits_only_patches_the_tool_parses() {
 #[test]
 fn mcp_follows_the_clients_roots() {
     let base = tempfile::tempdir().expect("tempdir");
-    let dirs: Vec<std::path::PathBuf> = ["cwd", "a", "b", "c"]
+    let dirs: Vec<PathBuf> = ["cwd", "a", "b", "c"]
         .iter()
         .map(|d| {
             let dir = base.path().join(d);

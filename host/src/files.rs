@@ -1,0 +1,359 @@
+//! agent-sandbox's sandbox file API, FilesystemService v1 (KEP-539.2,
+//! "sandboxd"; the spec is vendored at `deploy/sandboxd/filesystem.yaml`),
+//! served on the WebSocket port with the tool's guarantees
+//! (`docs/contract.md#files-api`):
+//!
+//! - `PUT /v1/files/{path}` is a write through the pipeline — sandbox,
+//!   protected paths, atomic durable commit, the journal (undoable) — with
+//!   the body's bytes kept as sent (`keep_format: false`); 204.
+//! - `GET` and `HEAD` are what `view` admits: a file's bytes only if
+//!   `view` would show it (inside the root, not protected, no other hard
+//!   links), and only the version it admitted (its `base`, checked against
+//!   the bytes read); a directory's entries as `DirectoryListing`.
+//! - `DELETE` of a file is a patch that deletes it: journaled, undoable,
+//!   and refused unless the host allows deletes.
+//! - `GET /v1/health` and `GET /v1/metadata`.
+//!
+//! Errors are the spec's `{code, message}`, the code the envelope's.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt as _, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{Value, json};
+use write_tool_wire::{Envelope, ErrorCode, Status};
+
+use crate::calls::Calls;
+use crate::{Root, Session, WriteTool, probes};
+
+/// A response body of the port's plain HTTP (`crate::http`).
+pub(crate) type Body = BoxBody<Bytes, Infallible>;
+
+/// Where file paths start.
+const FILES: &str = "/v1/files/";
+
+/// The file API over one root.
+pub(crate) struct Files {
+    calls: Calls,
+    root: Arc<Root>,
+    max_body: usize,
+    started: Instant,
+}
+
+impl Files {
+    pub(crate) fn new(tool: Arc<WriteTool>, root: Arc<Root>, max_body: usize) -> Files {
+        Files {
+            calls: Calls::new(tool, "files"),
+            root,
+            max_body,
+            started: Instant::now(),
+        }
+    }
+
+    /// The answer to a request under `/v1/`.
+    pub(crate) async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
+        let method = request.method().clone();
+        let path = request.uri().path().to_owned();
+        let reads = method == Method::GET || method == Method::HEAD;
+        match path.as_str() {
+            "/v1/health" if reads => self.health(),
+            "/v1/metadata" if reads => self.metadata(),
+            "/v1/health" | "/v1/metadata" => not_allowed("GET, HEAD"),
+            _ => {
+                let Some(name) = path.strip_prefix(FILES) else {
+                    return error(StatusCode::NOT_FOUND, "NOT_FOUND", "No such endpoint.");
+                };
+                let name = match decode(name) {
+                    Ok(name) => name,
+                    // As `failed` answers a name the tool refuses.
+                    Err(message) if method == Method::PUT => {
+                        return error(StatusCode::BAD_REQUEST, "INVALID_PARAM", &message);
+                    }
+                    Err(message) => {
+                        return error(StatusCode::FORBIDDEN, "INVALID_PARAM", &message);
+                    }
+                };
+                match method {
+                    Method::GET | Method::HEAD => self.read(&name).await,
+                    Method::PUT => self.put(&name, request).await,
+                    Method::DELETE => self.delete(&name).await,
+                    _ => not_allowed("GET, HEAD, PUT, DELETE"),
+                }
+            }
+        }
+    }
+
+    fn health(&self) -> Response<Body> {
+        match probes::writable(&self.root) {
+            Ok(()) => json(
+                StatusCode::OK,
+                json!({"status": "ok", "uptime_seconds": self.started.elapsed().as_secs()})
+                    .to_string(),
+            ),
+            Err(why) => error(StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE", &why),
+        }
+    }
+
+    /// What the sandbox may know of this server: nothing secret.
+    fn metadata(&self) -> Response<Body> {
+        let env = json!({
+            "WORKSPACE": self.root.path().display().to_string(),
+            "WRITE_TOOL_VERSION": env!("CARGO_PKG_VERSION"),
+        });
+        json(StatusCode::OK, json!({ "env": env }).to_string())
+    }
+
+    /// The envelope of a tool call, decoded.
+    async fn call(&self, name: &str, arguments: Value) -> Envelope {
+        let request = json!({"name": name, "arguments": arguments}).to_string();
+        let session = Arc::new(Session::new());
+        let answer = self
+            .calls
+            .call(Arc::clone(&self.root), request, None, session)
+            .await
+            .unwrap_or_else(|e| {
+                Envelope::refused(ErrorCode::ExecutionError, e.to_string()).to_json()
+            });
+        Envelope::from_json(&answer).unwrap_or_else(|e| {
+            Envelope::refused(
+                ErrorCode::ExecutionError,
+                format!("the tool's answer could not be read: {e}"),
+            )
+        })
+    }
+
+    async fn put(&self, name: &str, request: Request<Incoming>) -> Response<Body> {
+        let mode = request.uri().query().and_then(|q| query(q, "mode"));
+        if let Some(mode) = &mode
+            && !valid_mode(mode)
+        {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "INVALID_PARAM",
+                "mode must be four octal digits starting with 0, such as 0644.",
+            );
+        }
+        let body = match Limited::new(request.into_body(), self.max_body)
+            .collect()
+            .await
+        {
+            Ok(body) => body.to_bytes(),
+            Err(_) => {
+                return error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "INVALID_PARAM",
+                    &format!(
+                        "The body is over this server's limit of {} bytes; nothing was written.",
+                        self.max_body
+                    ),
+                );
+            }
+        };
+        let Ok(content) = String::from_utf8(body.to_vec()) else {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "INVALID_PARAM",
+                "The body is not UTF-8 text: write-tool writes text files. Nothing was written.",
+            );
+        };
+        let arguments = json!({"path": name, "content": content, "keep_format": false});
+        let envelope = self.call("Write", arguments).await;
+        done(&envelope, true)
+    }
+
+    async fn delete(&self, name: &str) -> Response<Body> {
+        if name.contains(['\n', '\r']) {
+            return error(
+                StatusCode::FORBIDDEN,
+                "INVALID_PARAM",
+                "A path with a line break cannot be deleted through a patch.",
+            );
+        }
+        let seen = self.call("view", json!({"path": name})).await;
+        if seen.status == Status::Error {
+            return failed(&seen, false);
+        }
+        if seen
+            .data
+            .as_ref()
+            .and_then(|d| d.view.as_ref())
+            .map(|v| v.kind)
+            == Some(write_tool_wire::ViewKind::Directory)
+        {
+            return error(
+                StatusCode::CONFLICT,
+                "IS_DIRECTORY",
+                "write-tool deletes files, each as a change its journal can undo; it does not \
+                 remove directories. Delete the files in it one by one.",
+            );
+        }
+        let patch = format!("*** Begin Patch\n*** Delete File: {name}\n*** End Patch\n");
+        let envelope = self.call("apply_patch", json!({"input": patch})).await;
+        done(&envelope, false)
+    }
+
+    async fn read(&self, name: &str) -> Response<Body> {
+        let seen = self.call("view", json!({"path": name})).await;
+        if seen.status == Status::Error {
+            return failed(&seen, false);
+        }
+        let view = seen.data.as_ref().and_then(|d| d.view.clone());
+        let Some(view) = view else {
+            return error(StatusCode::FORBIDDEN, "ACCESS_DENIED", &seen.text);
+        };
+        let relative = self.relative(name);
+        if view.kind == write_tool_wire::ViewKind::Directory {
+            return match listing::of(&self.root, &relative, name) {
+                Ok(listing) => json(StatusCode::OK, listing.to_string()),
+                Err(e) => error(StatusCode::FORBIDDEN, "ACCESS_DENIED", &e.to_string()),
+            };
+        }
+        let Some(base) = view.base else {
+            return error(StatusCode::FORBIDDEN, "ACCESS_DENIED", &seen.text);
+        };
+        match listing::bytes_of(&self.root, &relative, &base, self.max_body) {
+            Ok(bytes) => {
+                let length = bytes.len();
+                let mut response = Response::new(Full::new(Bytes::from(bytes)).boxed());
+                let headers = response.headers_mut();
+                headers.insert(
+                    CONTENT_TYPE,
+                    "application/octet-stream".parse().expect("a header value"),
+                );
+                headers.insert(CONTENT_LENGTH, length.into());
+                response
+            }
+            Err(message) => error(StatusCode::FORBIDDEN, "ACCESS_DENIED", &message),
+        }
+    }
+
+    /// `name` relative to the root: as given, or with the root's own
+    /// absolute path taken off.
+    fn relative(&self, name: &str) -> String {
+        let root = self.root.path().to_string_lossy();
+        let relative = name
+            .strip_prefix(root.as_ref())
+            .map_or(name, |rest| rest.trim_start_matches('/'));
+        match relative {
+            "" => ".".to_owned(),
+            other => other.to_owned(),
+        }
+    }
+}
+
+mod listing;
+
+/// A JSON error body as the file API's spec shapes it: `{code, message}`.
+pub(crate) fn error(status: StatusCode, code: &str, message: &str) -> Response<Body> {
+    let body = serde_json::json!({"code": code, "message": message}).to_string();
+    json(status, body)
+}
+
+/// A response with a JSON body.
+pub(crate) fn json(status: StatusCode, body: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        "application/json".parse().expect("a header value"),
+    );
+    response
+}
+
+/// The answer to a change: 204, or the envelope's error.
+fn done(envelope: &Envelope, changes: bool) -> Response<Body> {
+    if envelope.status == Status::Error {
+        return failed(envelope, changes);
+    }
+    let mut response = Response::new(Full::new(Bytes::new()).boxed());
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    response
+}
+
+/// An error envelope as the spec's status and `{code, message}`. The spec
+/// gives a `PUT` 400 for what it cannot take; a `GET`, `HEAD` or `DELETE`
+/// of a name the tool refuses (a control character in it, say) is
+/// Forbidden, the only refusal the spec gives them.
+fn failed(envelope: &Envelope, changes: bool) -> Response<Body> {
+    let code = envelope
+        .error
+        .as_ref()
+        .map_or(ErrorCode::ExecutionError, |e| e.code);
+    let status = match code {
+        _ if envelope
+            .text
+            .contains(write_tool_wire::messages::NOTHING_THERE) =>
+        {
+            StatusCode::NOT_FOUND
+        }
+        ErrorCode::AccessDenied | ErrorCode::PermissionDenied => StatusCode::FORBIDDEN,
+        ErrorCode::InvalidParam | ErrorCode::IsDirectory if changes => StatusCode::BAD_REQUEST,
+        ErrorCode::InvalidParam | ErrorCode::IsDirectory => StatusCode::FORBIDDEN,
+        ErrorCode::Conflict => StatusCode::CONFLICT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    let code = if status == StatusCode::NOT_FOUND {
+        "NOT_FOUND"
+    } else {
+        code.as_str()
+    };
+    error(status, code, &envelope.text)
+}
+
+fn not_allowed(allow: &'static str) -> Response<Body> {
+    let mut response = error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "METHOD_NOT_ALLOWED",
+        &format!("This endpoint answers {allow}."),
+    );
+    response.headers_mut().insert(
+        hyper::header::ALLOW,
+        hyper::header::HeaderValue::from_static(allow),
+    );
+    response
+}
+
+/// The path segment, percent-decoded (clients send `/` as `%2F`).
+fn decode(segment: &str) -> Result<String, String> {
+    percent_encoding::percent_decode_str(segment)
+        .decode_utf8()
+        .map(|name| name.into_owned())
+        .map_err(|_| "The path is not UTF-8 once decoded.".to_owned())
+}
+
+/// A query parameter's value, percent-decoded.
+fn query(query: &str, key: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (k == key).then(|| decode(v).unwrap_or_default())
+    })
+}
+
+/// The spec's `^0[0-7]{3}$`.
+fn valid_mode(mode: &str) -> bool {
+    let bytes = mode.as_bytes();
+    bytes.len() == 4 && bytes[0] == b'0' && bytes[1..].iter().all(|b| (b'0'..=b'7').contains(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_and_names() {
+        assert!(valid_mode("0644") && valid_mode("0755"));
+        for bad in ["644", "0648", "00644", "0x64", ""] {
+            assert!(!valid_mode(bad), "{bad}");
+        }
+        assert_eq!(decode("src%2Fa%20b.txt").as_deref(), Ok("src/a b.txt"));
+        assert!(decode("%FF").is_err());
+        assert_eq!(query("a=1&mode=0755", "mode").as_deref(), Some("0755"));
+        assert_eq!(query("recursive=true", "mode"), None);
+    }
+}

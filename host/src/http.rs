@@ -1,0 +1,151 @@
+//! Plain HTTP requests on the WebSocket port (`serve --ws`), besides the
+//! probes: MCP over Streamable HTTP at `/mcp` (`docs/contract.md#mcp-http`)
+//! and the sandbox file API under `/v1/` (`docs/contract.md#files-api`).
+//!
+//! A connection whose first request line names one of those paths is
+//! served by hyper, request after request, under the port's rules: it
+//! takes one of the connection slots, a `Host` that names neither an
+//! address, `localhost` nor an allowed origin's host is refused (403, as
+//! `/metrics` refuses it: a page that made its own name resolve to this
+//! address), and so is a browser `Origin` the WebSocket handshake would
+//! refuse. A request's body is bounded by the port's message size (413
+//! past it). At a drain, the request in flight is answered and the
+//! connection then closed.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::body::Incoming;
+use hyper::header::{HOST, ORIGIN};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use tokio::net::TcpStream;
+use tokio_util::sync::CancellationToken;
+
+use crate::files::{Body, Files, error};
+use crate::mcp::McpServer;
+use crate::{Root, WriteTool, probes};
+
+/// What the port serves over plain HTTP.
+pub(crate) struct Http {
+    mcp: StreamableHttpService<McpServer, NeverSessionManager>,
+    files: Files,
+    allowed_origins: Vec<String>,
+    /// Cancelled at a drain: rmcp's streams end.
+    stop: CancellationToken,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http").finish_non_exhaustive()
+    }
+}
+
+/// Whether a connection's first request is one for [`Http`]: its request
+/// line names `/mcp` or a path under `/v1/`. Peeked, not read: anything
+/// else reaches the WebSocket handshake whole.
+pub(crate) async fn wants(stream: &TcpStream) -> bool {
+    let mut buf = [0u8; 512];
+    let Ok(n) = stream.peek(&mut buf).await else {
+        return false;
+    };
+    let line = buf[..n].split(|&b| b == b'\r').next().unwrap_or_default();
+    let mut parts = line.split(|&b| b == b' ');
+    let (Some(_method), Some(target)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    let path = target.split(|&b| b == b'?').next().unwrap_or_default();
+    path == b"/mcp" || path.starts_with(b"/v1/")
+}
+
+impl Http {
+    /// The MCP server and the file API over `root`, for a port whose
+    /// messages are at most `max_body` bytes and whose browsers may come
+    /// from `allowed_origins` (besides loopback).
+    pub(crate) fn new(
+        tool: &Arc<WriteTool>,
+        root: &Arc<Root>,
+        max_body: usize,
+        allowed_origins: Vec<String>,
+    ) -> wasmtime::Result<Http> {
+        let stop = CancellationToken::new();
+        let mcp = McpServer::new(Arc::clone(tool), Arc::clone(root))?
+            .streamable_http(max_body, stop.clone());
+        Ok(Http {
+            mcp,
+            files: Files::new(Arc::clone(tool), Arc::clone(root), max_body),
+            allowed_origins,
+            stop,
+        })
+    }
+
+    /// End rmcp's streams: the server drains.
+    pub(crate) fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    /// Serve `stream` until the client closes it, stays silent for `idle`
+    /// between requests, or the server drains (`draining` turns true):
+    /// then the request in flight is answered and the connection closed.
+    pub(crate) async fn serve(
+        self: &Arc<Self>,
+        stream: TcpStream,
+        mut draining: tokio::sync::watch::Receiver<bool>,
+        idle: Duration,
+    ) {
+        let this = Arc::clone(self);
+        let service = hyper::service::service_fn(move |request| {
+            let this = Arc::clone(&this);
+            async move { Ok::<_, Infallible>(this.answer(request).await) }
+        });
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder.timer(TokioTimer::new()).header_read_timeout(idle);
+        let connection = builder.serve_connection(TokioIo::new(stream), service);
+        tokio::pin!(connection);
+        let drained = async {
+            if draining.wait_for(|d| *d).await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::select! {
+            _ = connection.as_mut() => {}
+            () = drained => {
+                connection.as_mut().graceful_shutdown();
+                let _ = connection.await;
+            }
+        }
+    }
+
+    async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
+        let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
+        if !host.is_some_and(|host| probes::host_allowed(host, &self.allowed_origins)) {
+            return error(
+                StatusCode::FORBIDDEN,
+                "ACCESS_DENIED",
+                "This host name is not allowed: use an address or localhost, or start the \
+                 server with --ws-origin naming it.",
+            );
+        }
+        if let Some(origin) = request.headers().get(ORIGIN) {
+            let origin = origin.to_str().unwrap_or_default();
+            if !probes::origin_allowed(origin, &self.allowed_origins) {
+                return error(
+                    StatusCode::FORBIDDEN,
+                    "ACCESS_DENIED",
+                    &format!(
+                        "Origin {origin} is not allowed; start the server with --ws-origin \
+                         {origin} to allow it."
+                    ),
+                );
+            }
+        }
+        if request.uri().path() == "/mcp" {
+            self.mcp.handle(request).await
+        } else {
+            self.files.answer(request).await
+        }
+    }
+}
