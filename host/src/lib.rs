@@ -69,6 +69,7 @@ mod modes;
 mod options;
 mod outcome;
 pub mod probes;
+pub mod providers;
 mod sandbox;
 mod session;
 mod state;

@@ -84,7 +84,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         return serving::mcp(tool, roots, limit);
     }
     let root = match cli.command {
-        Command::Schema => None,
+        Command::Schema { .. } => None,
         _ => Some(open_root(cli.root, &options)?),
     };
     let ws = match &cli.command {
@@ -99,7 +99,10 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         .map_err(anyhow::Error::from)
         .context("cannot start the tool")?;
     let Some(root) = root else {
-        return commands::schema(&tool, pretty);
+        let Command::Schema { provider } = cli.command else {
+            unreachable!("only schema runs without a root");
+        };
+        return commands::schema(&tool, provider, pretty);
     };
     dispatch(cli.command, tool, root, ws, limit, pretty)
 }
@@ -148,6 +151,7 @@ fn dispatch(
         Command::View { path, from, to } => commands::view(&tool, &root, &path, from, to, pretty),
         Command::Patch { dry_run } => commands::patch(&tool, &root, dry_run, limit, pretty),
         Command::Call => commands::call(&tool, &root, limit, pretty),
+        Command::Turn { provider } => commands::turn(&tool, &root, provider, limit, pretty),
         serve @ Command::Serve { .. } => serve_command(serve, tool, root, ws, limit),
         Command::WriteMany { dry_run } => journal::write_many(&tool, &root, dry_run, limit, pretty),
         Command::Undo {
@@ -159,7 +163,7 @@ fn dispatch(
         Command::Checkpoint { name } => journal::checkpoint(&tool, &root, &name, pretty),
         Command::History { path, json } => journal::history(&tool, &root, path, json),
         Command::Journal { action } => journal::journal(&tool, &root, action),
-        Command::Schema | Command::Component { .. } | Command::Mcp => {
+        Command::Schema { .. } | Command::Component { .. } | Command::Mcp => {
             unreachable!("answered above")
         }
     }

@@ -219,6 +219,19 @@ impl ToolError {
         )
     }
 
+    /// A model's whole message or response, not one of its tool calls.
+    #[cold]
+    pub fn whole_message() -> Self {
+        Self::new(
+            ErrorKind::UnknownShape,
+            "The request is a model's whole message or response, not a tool call. Send each \
+             of its tool calls on its own (an Anthropic tool_use block, an OpenAI function_call \
+             item or tool_calls entry), or give the whole turn to `write-tool turn --provider \
+             anthropic|openai|openai-chat`, which runs them all and answers in the \
+             provider's shape.",
+        )
+    }
+
     /// Empty content, which the host does not allow.
     #[cold]
     pub fn empty_content() -> Self {

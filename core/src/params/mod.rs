@@ -205,9 +205,21 @@ pub fn parse_call(input: &str) -> (Value, Result<Request, ToolError>) {
 /// alone, a tool call, an OpenAI `tool_calls` item), unwrapped.
 fn tool_call(input: &str) -> Result<write_tool_wire::request::Unwrapped, ToolError> {
     match parse_strict(input)? {
+        Value::Object(object) if whole_message(&object) => Err(ToolError::whole_message()),
         Value::Object(object) => unwrap(object, parse_strict).map_err(shape_error),
         _ => Err(ToolError::invalid_param("Arguments must be a JSON object.")),
     }
+}
+
+/// Whether `object` is a model's whole turn rather than a tool call: a
+/// message (`role`, and `content` that is a list of blocks or `tool_calls`),
+/// or an API's response (`output` or `choices` as a list). The arguments
+/// have none of these; `content` there is a string.
+fn whole_message(object: &Map<String, Value>) -> bool {
+    let list = |key: &str| object.get(key).is_some_and(Value::is_array);
+    (object.contains_key("role") && (list("content") || list("tool_calls")))
+        || list("output")
+        || list("choices")
 }
 
 /// The error for a request whose shape could not be read.
@@ -262,6 +274,21 @@ mod tests {
             echo.to_string(),
             r#"{"path":"a.txt","content":"hi","dry_run":true,"extra":1}"#
         );
+    }
+
+    #[test]
+    fn a_whole_turn_is_told_apart_from_a_call() {
+        for turn in [
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"Write","input":{"path":"a","content":"x"}}]}"#,
+            r#"{"id":"resp_1","output":[{"type":"function_call","call_id":"c","name":"Write","arguments":"{}"}]}"#,
+            r#"{"choices":[{"message":{"role":"assistant","tool_calls":[]}}]}"#,
+            r#"{"role":"assistant","content":null,"tool_calls":[]}"#,
+        ] {
+            assert!(err(turn).contains("write-tool turn"), "{turn}");
+        }
+        // Arguments whose content is text are arguments.
+        let (_, req) = parse_call(r#"{"path":"a","content":"x","role":"admin"}"#);
+        assert_eq!(req.expect("a write").path, "a");
     }
 
     #[test]

@@ -8,20 +8,65 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use serde_json::json;
+use write_tool::providers::{self, Provider};
 use write_tool::{COMPONENT, Root, WriteTool};
 
 use super::input::{self, Request};
-use super::output::{EXIT_OK, answer_person, emit, exit_code, with_flag_hints};
+use super::output::{
+    EXIT_ERROR_ENVELOPE, EXIT_OK, answer_person, emit, exit_code, with_flag_hints,
+};
 use super::serving::answer;
 
-/// `write-tool schema`: the tool definition.
-pub(crate) fn schema(tool: &WriteTool, pretty: bool) -> anyhow::Result<u8> {
-    let definition = tool
-        .definition()
+/// `write-tool schema`: the tool definition, or the tools in a
+/// provider's format.
+pub(crate) fn schema(
+    tool: &WriteTool,
+    provider: Option<Provider>,
+    pretty: bool,
+) -> anyhow::Result<u8> {
+    let definition = match provider {
+        None => tool.definition(),
+        Some(provider) => providers::definitions(tool, provider).map(|d| d.to_string()),
+    };
+    let definition = definition
         .map_err(anyhow::Error::from)
         .context("cannot read the tool definition")?;
     emit(&mut io::stdout(), &definition, pretty)?;
     Ok(EXIT_OK)
+}
+
+/// `write-tool turn --provider P`: a model's turn on stdin, its tool calls
+/// run in order, and what goes back to the API on stdout. Exits 1 when a
+/// call failed (its answer says why, to the model too).
+pub(crate) fn turn(
+    tool: &WriteTool,
+    root: &Root,
+    provider: Provider,
+    limit: usize,
+    pretty: bool,
+) -> anyhow::Result<u8> {
+    let turn = match input::request(&mut io::stdin().lock(), limit, false)? {
+        Some(Request::Complete(bytes)) => bytes,
+        Some(Request::TooLong(limit)) => bail!("the model's turn is over {limit} bytes"),
+        None => bail!("no model turn on stdin"),
+    };
+    let turn: serde_json::Value =
+        serde_json::from_slice(&turn).context("the model's turn is not JSON")?;
+    let calls = providers::calls(provider, &turn).map_err(anyhow::Error::msg)?;
+    let mut answered = Vec::with_capacity(calls.len());
+    let mut failed = false;
+    for call in calls {
+        let request = call.request.to_string();
+        let started = std::time::Instant::now();
+        let envelope = tool.call(root, &request);
+        write_tool::log::call("turn", Some(&request), &envelope, started);
+        failed |=
+            write_tool::wire::Status::of_json(&envelope) == Some(write_tool::wire::Status::Error);
+        answered.push((call, envelope));
+    }
+    let reply = providers::reply(provider, &answered);
+    emit(&mut io::stdout(), &reply.to_string(), pretty)?;
+    Ok(if failed { EXIT_ERROR_ENVELOPE } else { EXIT_OK })
 }
 
 /// The parameters `write-tool write` takes as flags.

@@ -154,8 +154,25 @@ pub(crate) enum Command {
         #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
     },
-    /// Print the tool definition (name, description, parameter schema).
-    Schema,
+    /// Print the tool definition (name, description, parameter schema);
+    /// with --provider, the tools as that API's `tools` list takes them.
+    Schema {
+        /// anthropic (Messages), openai (Responses) or openai-chat (Chat
+        /// Completions).
+        #[arg(long, value_name = "PROVIDER")]
+        provider: Option<write_tool::providers::Provider>,
+    },
+    /// Run the tool calls of a model's turn read on stdin — the API's whole
+    /// response, its assistant message, or its blocks or items — and print
+    /// what goes back to the API: Anthropic's user message of tool_result
+    /// blocks, OpenAI's function_call_output items, or Chat Completions'
+    /// tool messages.
+    Turn {
+        /// anthropic (Messages), openai (Responses) or openai-chat (Chat
+        /// Completions).
+        #[arg(long, value_name = "PROVIDER")]
+        provider: write_tool::providers::Provider,
+    },
     /// Write several files, all or none: a JSON array of write arguments
     /// ([{"path": ..., "content": ...}, ...]) on stdin, recorded as one
     /// change.

@@ -59,6 +59,7 @@ use crate::calls::Calls;
 use crate::{Cancel, Root, Session, WriteTool};
 pub use roots::RootsError;
 use roots::client_roots;
+pub(crate) use tools::for_model;
 
 /// The tools this server lists, and the component's definition they come
 /// from: for hosts that hand them to a model another way

@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 
 use write_tool_test_support::bin_str;
 
+mod agent_loop;
 mod cli;
 mod deploy;
 mod hosts;

@@ -180,6 +180,7 @@ fn every_readme_block_is_one_this_module_runs() {
     let known = [
         "README.md",
         "deploy/README.md",
+        "examples/agent-loop/README.md",
         "examples/node/README.md",
         "examples/python/README.md",
         "examples/wasmtime-cli/README.md",
@@ -313,6 +314,28 @@ fn check_wassette_policy(yaml: &str) {
         "{policy}"
     );
     assert_eq!(allow["access"], serde_json::json!(["read", "write"]));
+}
+
+#[test]
+fn the_agent_loop_readme_runs_as_written() {
+    let sandbox = Sandbox::new();
+    std::os::unix::fs::symlink(workspace().join("examples"), sandbox.cwd.join("examples"))
+        .expect("link");
+    let readme = workspace().join("examples/agent-loop/README.md");
+    let blocks = blocks(&readme);
+    let [sh] = &blocks[..] else {
+        panic!("examples/agent-loop/README.md: {blocks:?}")
+    };
+    assert_eq!(sh.lang, "sh");
+    let output = sandbox.sh(&sh.text);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // Three conversations, each ending in the model's last words.
+    assert_eq!(
+        stdout.matches("Done: hello.py prints hello, world.").count(),
+        3,
+        "{stdout}"
+    );
+    assert_eq!(sandbox.demo_file("hello.py"), "print('hello, world')\n");
 }
 
 #[test]
