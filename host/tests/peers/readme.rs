@@ -331,7 +331,9 @@ fn the_agent_loop_readme_runs_as_written() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     // Three conversations, each ending in the model's last words.
     assert_eq!(
-        stdout.matches("Done: hello.py prints hello, world.").count(),
+        stdout
+            .matches("Done: hello.py prints hello, world.")
+            .count(),
         3,
         "{stdout}"
     );

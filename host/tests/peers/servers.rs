@@ -90,12 +90,44 @@ fn mcp_typescript_sdk_client() {
         .arg(root.path())
         .current_dir(dir));
     assert!(String::from_utf8_lossy(&output.stdout).contains("mcp ts client: ok"));
-    let read = |p: &str| fs::read_to_string(root.path().join(p)).expect(p);
-    assert_eq!(read("ts/a.txt"), "one\n2\n");
-    assert!(!root.path().join("ts/dry.txt").exists());
-    assert!(!root.path().join("ts/no-content.txt").exists());
-    assert!(!root.path().join("ts/many").exists(), "the group is undone");
+    check_typescript_client_files(root.path());
     assert!(!root.beside("escape.txt"));
+}
+
+/// The same client over Streamable HTTP, at `/mcp` on the WebSocket port.
+#[test]
+fn mcp_typescript_sdk_client_over_http() {
+    let root = tempfile::tempdir().expect("root");
+    let journal = tempfile::tempdir().expect("journal");
+    let path = root.path().to_path_buf();
+    let args: Vec<String> = vec![
+        "--root".into(),
+        path.display().to_string(),
+        "--journal".into(),
+        journal.path().display().to_string(),
+        "serve".into(),
+        "--ws".into(),
+        "127.0.0.1:0".into(),
+    ];
+    let server = crate::cli::WsServer::run(&args, root);
+    let dir = node_peers();
+    let output = run(Command::new("node")
+        .arg(dir.join("mcp_client.mjs"))
+        .arg(bin_str())
+        .arg(&path)
+        .arg(format!("http://{}/mcp", server.addr()))
+        .current_dir(dir));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("mcp ts client: ok"));
+    check_typescript_client_files(&path);
+}
+
+/// What `mcp_client.mjs` leaves in the root.
+fn check_typescript_client_files(root: &Path) {
+    let read = |p: &str| fs::read_to_string(root.join(p)).expect(p);
+    assert_eq!(read("ts/a.txt"), "one\n2\n");
+    assert!(!root.join("ts/dry.txt").exists());
+    assert!(!root.join("ts/no-content.txt").exists());
+    assert!(!root.join("ts/many").exists(), "the group is undone");
 }
 
 /// The freeform `apply_patch`'s grammar, as the definition hands it to

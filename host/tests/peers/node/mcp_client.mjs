@@ -1,7 +1,10 @@
 // Drive `write-tool mcp` with the official MCP TypeScript SDK's stdio
 // client (a 2025-11-25 client: it opens with `initialize`).
 //
-// Usage: node mcp_client.mjs WRITE_TOOL ROOT
+// Usage: node mcp_client.mjs WRITE_TOOL ROOT [URL]
+//
+// With URL (`http://ADDR/mcp` of `serve --ws`), over Streamable HTTP
+// instead of stdio; ROOT is then the server's root.
 //
 // The SDK checks every successful answer's structuredContent against the
 // tool's outputSchema with Ajv (draft 7); this script checks the error
@@ -11,10 +14,13 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import Ajv from "ajv";
 
-const [binary, root] = process.argv.slice(2);
-const transport = new StdioClientTransport({ command: binary, args: ["--root", root, "mcp"] });
+const [binary, root, url] = process.argv.slice(2);
+const transport = url
+  ? new StreamableHTTPClientTransport(new URL(url))
+  : new StdioClientTransport({ command: binary, args: ["--root", root, "mcp"] });
 const client = new Client({ name: "write-tool-peer", version: "1.0.0" });
 await client.connect(transport);
 assert.equal(client.getServerVersion().name, "write-tool");
