@@ -4,10 +4,69 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
+use write_tool_wire::{Envelope, ErrorCode};
 
 use crate::{Cancel, Root, Session, WriteTool};
+
+/// Whether this process's calls are held for a snapshot
+/// (`docs/contract.md#quiesce`): every server's calls, whatever surface.
+static QUIESCED: AtomicBool = AtomicBool::new(false);
+/// Calls running in this process, on every server.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+/// Told each time a call ends.
+static ENDED: Notify = Notify::const_new();
+
+/// The answer to a call that comes while the calls are held.
+pub(crate) const QUIESCED_MESSAGE: &str = "The server is quiesced for a snapshot; nothing was \
+     written. It takes calls again once resumed (POST /resume) or restarted.";
+
+/// One call counted as running until it is dropped.
+struct Running;
+
+impl Running {
+    /// Count a call, unless the calls are held. Counted first, then the
+    /// hold looked at: a quiesce that sets the hold and then finds no call
+    /// running cannot miss one that started meanwhile (both sequentially
+    /// consistent).
+    fn start() -> Option<Running> {
+        RUNNING.fetch_add(1, Ordering::SeqCst);
+        let running = Running;
+        (!QUIESCED.load(Ordering::SeqCst)).then_some(running)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(1, Ordering::SeqCst);
+        ENDED.notify_waiters();
+    }
+}
+
+/// Hold every call of this process: calls that come are refused, and this
+/// returns once the calls running have ended (`true`), or after `bound`
+/// with some still running (`false`).
+pub(crate) async fn quiesce(bound: Duration) -> bool {
+    QUIESCED.store(true, Ordering::SeqCst);
+    let settled = async {
+        loop {
+            let ended = ENDED.notified();
+            if RUNNING.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            ended.await;
+        }
+    };
+    tokio::time::timeout(bound, settled).await.is_ok()
+}
+
+/// Let calls run again.
+pub(crate) fn resume() {
+    QUIESCED.store(false, Ordering::SeqCst);
+}
 
 /// Why a call could not run to its end. Its message is for the client,
 /// which gets it in an `EXECUTION_ERROR` envelope or a JSON-RPC error.
@@ -52,6 +111,18 @@ impl Calls {
         }
     }
 
+    /// The same tool and slots, for another surface of one server: a
+    /// port that serves several surfaces (`serve --ws`) runs as many calls
+    /// at once as the tool has instances, whichever surface they come by.
+    pub(crate) fn for_surface(&self, surface: &'static str) -> Calls {
+        Calls {
+            tool: Arc::clone(&self.tool),
+            slots: Arc::clone(&self.slots),
+            limit: self.limit,
+            surface,
+        }
+    }
+
     /// Wait until no call is in flight and keep every slot: calls that
     /// come after wait for good (a drain, `docs/contract.md#drain`; the
     /// semaphore is fair, so none slips in before).
@@ -64,6 +135,11 @@ impl Calls {
     /// The tool.
     pub(crate) fn tool(&self) -> &WriteTool {
         &self.tool
+    }
+
+    /// The tool, shared.
+    pub(crate) fn shared_tool(&self) -> Arc<WriteTool> {
+        Arc::clone(&self.tool)
     }
 
     /// The envelope JSON for one request under `root`. The slot travels
@@ -79,6 +155,9 @@ impl Calls {
         cancel: Option<Cancel>,
         session: Arc<Session>,
     ) -> Result<String, CallError> {
+        let Some(running) = Running::start() else {
+            return Ok(Envelope::refused(ErrorCode::ExecutionError, QUIESCED_MESSAGE).to_json());
+        };
         let permit = Arc::clone(&self.slots)
             .acquire_owned()
             .await
@@ -87,6 +166,7 @@ impl Calls {
         let surface = self.surface;
         let in_flight = crate::metrics::InFlight::start(surface);
         tokio::task::spawn_blocking(move || {
+            let _running = running;
             let _permit = permit;
             let _in_flight = in_flight;
             let started = std::time::Instant::now();

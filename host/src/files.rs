@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 use write_tool_wire::{Envelope, ErrorCode, Status};
 
 use crate::calls::Calls;
-use crate::{Root, Session, WriteTool, probes};
+use crate::{Root, Session, probes};
 
 /// A response body of the port's plain HTTP (`crate::http`).
 pub(crate) type Body = BoxBody<Bytes, Infallible>;
@@ -47,9 +47,9 @@ pub(crate) struct Files {
 }
 
 impl Files {
-    pub(crate) fn new(tool: Arc<WriteTool>, root: Arc<Root>, max_body: usize) -> Files {
+    pub(crate) fn new(calls: Calls, root: Arc<Root>, max_body: usize) -> Files {
         Files {
-            calls: Calls::new(tool, "files"),
+            calls,
             root,
             max_body,
             started: Instant::now(),
@@ -112,7 +112,8 @@ impl Files {
     /// The envelope of a tool call, decoded.
     async fn call(&self, name: &str, arguments: Value) -> Envelope {
         let request = json!({"name": name, "arguments": arguments}).to_string();
-        let session = Arc::new(Session::new());
+        // A session of one call, its record gone with it.
+        let session = Arc::new(Session::ending_with(Arc::clone(&self.root)));
         let answer = self
             .calls
             .call(Arc::clone(&self.root), request, None, session)
@@ -155,7 +156,20 @@ impl Files {
                 );
             }
         };
-        let Ok(content) = String::from_utf8(body.to_vec()) else {
+        // Bounded as a request of the port is: the body as it goes to the
+        // tool, escaped in JSON, not only as it came.
+        if escaped_len(&body) > self.max_body {
+            return error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "INVALID_PARAM",
+                &format!(
+                    "The body, as the request it becomes, is over this server's limit of {} \
+                     bytes; nothing was written.",
+                    self.max_body
+                ),
+            );
+        }
+        let Ok(content) = String::from_utf8(Vec::from(body)) else {
             return error(
                 StatusCode::BAD_REQUEST,
                 "INVALID_PARAM",
@@ -175,7 +189,10 @@ impl Files {
                 "A path with a line break cannot be deleted through a patch.",
             );
         }
-        let seen = self.call("view", json!({"path": name})).await;
+        // The full form: its `path_resolved` is the file to delete.
+        let seen = self
+            .call("view", json!({"path": name, "envelope": "full"}))
+            .await;
         if seen.status == Status::Error {
             return failed(&seen, false);
         }
@@ -193,13 +210,27 @@ impl Files {
                  remove directories. Delete the files in it one by one.",
             );
         }
-        let patch = format!("*** Begin Patch\n*** Delete File: {name}\n*** End Patch\n");
+        // The file view resolved, named as a patch can name it: a patch
+        // trims a path's blanks, and names no other root's file.
+        let resolved = seen.context.path_resolved.clone().unwrap_or_default();
+        if resolved.is_empty() || resolved.trim() != resolved || resolved.starts_with('/') {
+            return error(
+                StatusCode::FORBIDDEN,
+                "INVALID_PARAM",
+                "This path cannot be deleted through a patch (blanks at its ends, or a file \
+                 outside the project root).",
+            );
+        }
+        let patch = format!("*** Begin Patch\n*** Delete File: {resolved}\n*** End Patch\n");
         let envelope = self.call("apply_patch", json!({"input": patch})).await;
         done(&envelope, false)
     }
 
     async fn read(&self, name: &str) -> Response<Body> {
-        let seen = self.call("view", json!({"path": name})).await;
+        // The full form: a directory's own entries come in `data.view`.
+        let seen = self
+            .call("view", json!({"path": name, "envelope": "full"}))
+            .await;
         if seen.status == Status::Error {
             return failed(&seen, false);
         }
@@ -207,17 +238,35 @@ impl Files {
         let Some(view) = view else {
             return error(StatusCode::FORBIDDEN, "ACCESS_DENIED", &seen.text);
         };
-        let relative = self.relative(name);
+        // The place view judged, by the names it resolved: not the name
+        // as given, which a link inside it could lead elsewhere.
+        let Some(resolved) = seen.context.path_resolved.clone() else {
+            return error(StatusCode::FORBIDDEN, "ACCESS_DENIED", &seen.text);
+        };
+        let (root, name_shown, max) = (Arc::clone(&self.root), name.to_owned(), self.max_body);
         if view.kind == write_tool_wire::ViewKind::Directory {
-            return match listing::of(&self.root, &relative, name) {
-                Ok(listing) => json(StatusCode::OK, listing.to_string()),
-                Err(e) => error(StatusCode::FORBIDDEN, "ACCESS_DENIED", &e.to_string()),
+            let listed = tokio::task::spawn_blocking(move || {
+                listing::of(&root, &resolved, &name_shown, &view.entries)
+            })
+            .await;
+            return match listed {
+                Ok(Ok(listing)) => json(StatusCode::OK, listing.to_string()),
+                Ok(Err(e)) => error(StatusCode::FORBIDDEN, "ACCESS_DENIED", &e.to_string()),
+                Err(_) => error(
+                    StatusCode::FORBIDDEN,
+                    "ACCESS_DENIED",
+                    "The listing failed.",
+                ),
             };
         }
         let Some(base) = view.base else {
             return error(StatusCode::FORBIDDEN, "ACCESS_DENIED", &seen.text);
         };
-        match listing::bytes_of(&self.root, &relative, &base, self.max_body) {
+        let read =
+            tokio::task::spawn_blocking(move || listing::bytes_of(&root, &resolved, &base, max))
+                .await
+                .unwrap_or_else(|_| Err("The read failed.".to_owned()));
+        match read {
             Ok(bytes) => {
                 let length = bytes.len();
                 let mut response = Response::new(Full::new(Bytes::from(bytes)).boxed());
@@ -230,19 +279,6 @@ impl Files {
                 response
             }
             Err(message) => error(StatusCode::FORBIDDEN, "ACCESS_DENIED", &message),
-        }
-    }
-
-    /// `name` relative to the root: as given, or with the root's own
-    /// absolute path taken off.
-    fn relative(&self, name: &str) -> String {
-        let root = self.root.path().to_string_lossy();
-        let relative = name
-            .strip_prefix(root.as_ref())
-            .map_or(name, |rest| rest.trim_start_matches('/'));
-        match relative {
-            "" => ".".to_owned(),
-            other => other.to_owned(),
         }
     }
 }
@@ -286,6 +322,7 @@ fn failed(envelope: &Envelope, changes: bool) -> Response<Body> {
         .as_ref()
         .map_or(ErrorCode::ExecutionError, |e| e.code);
     let status = match code {
+        _ if envelope.text == crate::calls::QUIESCED_MESSAGE => StatusCode::SERVICE_UNAVAILABLE,
         _ if envelope
             .text
             .contains(write_tool_wire::messages::NOTHING_THERE) =>
@@ -335,6 +372,19 @@ fn query(query: &str, key: &str) -> Option<String> {
     })
 }
 
+/// The length of `bytes` (UTF-8 text) as a JSON string's contents: what
+/// the body weighs as the request the tool reads.
+fn escaped_len(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .map(|&b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..0x20 => 6,
+            _ => 1,
+        })
+        .sum()
+}
+
 /// The spec's `^0[0-7]{3}$`.
 fn valid_mode(mode: &str) -> bool {
     let bytes = mode.as_bytes();
@@ -355,5 +405,6 @@ mod tests {
         assert!(decode("%FF").is_err());
         assert_eq!(query("a=1&mode=0755", "mode").as_deref(), Some("0755"));
         assert_eq!(query("recursive=true", "mode"), None);
+        assert_eq!(escaped_len(b"a\"\n\x01"), 1 + 2 + 2 + 6);
     }
 }

@@ -1,6 +1,7 @@
 //! Plain HTTP requests on the WebSocket port (`serve --ws`), besides the
-//! probes: MCP over Streamable HTTP at `/mcp` (`docs/contract.md#mcp-http`)
-//! and the sandbox file API under `/v1/` (`docs/contract.md#files-api`).
+//! probes: MCP over Streamable HTTP at `/mcp` (`docs/contract.md#mcp-http`),
+//! the sandbox file API under `/v1/` (`docs/contract.md#files-api`), and
+//! `/quiesce` and `/resume` (`docs/contract.md#quiesce`).
 //!
 //! A connection whose first request line names one of those paths is
 //! served by hyper, request after request, under the port's rules: it
@@ -25,6 +26,7 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
+use crate::calls::Calls;
 use crate::files::{Body, Files, error};
 use crate::mcp::McpServer;
 use crate::{Root, WriteTool, probes};
@@ -33,6 +35,8 @@ use crate::{Root, WriteTool, probes};
 pub(crate) struct Http {
     mcp: StreamableHttpService<McpServer, NeverSessionManager>,
     files: Files,
+    tool: Arc<WriteTool>,
+    root: Arc<Root>,
     allowed_origins: Vec<String>,
     /// Cancelled at a drain: rmcp's streams end.
     stop: CancellationToken,
@@ -58,25 +62,28 @@ pub(crate) async fn wants(stream: &TcpStream) -> bool {
         return false;
     };
     let path = target.split(|&b| b == b'?').next().unwrap_or_default();
-    path == b"/mcp" || path.starts_with(b"/v1/")
+    path == b"/mcp" || path.starts_with(b"/v1/") || path == b"/quiesce" || path == b"/resume"
 }
 
 impl Http {
     /// The MCP server and the file API over `root`, for a port whose
     /// messages are at most `max_body` bytes and whose browsers may come
     /// from `allowed_origins` (besides loopback).
+    /// Its calls take `calls`' slots: one bound for the whole port.
     pub(crate) fn new(
-        tool: &Arc<WriteTool>,
+        calls: &Calls,
         root: &Arc<Root>,
         max_body: usize,
         allowed_origins: Vec<String>,
     ) -> wasmtime::Result<Http> {
         let stop = CancellationToken::new();
-        let mcp = McpServer::new(Arc::clone(tool), Arc::clone(root))?
-            .streamable_http(max_body, stop.clone());
+        let mcp =
+            McpServer::on_calls(calls, Arc::clone(root))?.streamable_http(max_body, stop.clone());
         Ok(Http {
             mcp,
-            files: Files::new(Arc::clone(tool), Arc::clone(root), max_body),
+            files: Files::new(calls.for_surface("files"), Arc::clone(root), max_body),
+            tool: calls.shared_tool(),
+            root: Arc::clone(root),
             allowed_origins,
             stop,
         })
@@ -142,8 +149,11 @@ impl Http {
                 );
             }
         }
-        if request.uri().path() == "/mcp" {
+        let path = request.uri().path();
+        if path == "/mcp" {
             self.mcp.handle(request).await
+        } else if crate::quiesce::serves(path) {
+            crate::quiesce::answer(request.method(), path, &self.tool, &self.root).await
         } else {
             self.files.answer(request).await
         }

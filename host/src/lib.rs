@@ -70,6 +70,7 @@ mod options;
 mod outcome;
 pub mod probes;
 pub mod providers;
+mod quiesce;
 mod sandbox;
 mod session;
 mod state;

@@ -125,8 +125,19 @@ pub async fn serve_until(
     let (drain, draining) = tokio::sync::watch::channel(false);
     let call_bound = tool.options().timeout;
     let slots = options.max_connections.max(1);
+    // A journal sealed by a quiesce is checked before any call is taken
+    // (connections wait in the listener's backlog meanwhile).
+    let said = tokio::task::spawn_blocking({
+        let (tool, root) = (Arc::clone(&tool), Arc::clone(&root));
+        move || crate::quiesce::check_on_start(&tool, &root)
+    })
+    .await;
+    if let Ok(Some(line)) = said {
+        eprintln!("write-tool: {line}");
+    }
+    let calls = Calls::new(tool, "ws");
     let http = Http::new(
-        &tool,
+        &calls,
         &root,
         options.max_message_bytes,
         options.allowed_origins.clone(),
@@ -134,7 +145,7 @@ pub async fn serve_until(
     .map_err(std::io::Error::other)?;
     let shared = Arc::new(Shared {
         http: Arc::new(http),
-        calls: Calls::new(tool, "ws"),
+        calls,
         root,
         options,
         draining,

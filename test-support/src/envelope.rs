@@ -142,6 +142,9 @@ pub struct ViewData {
     pub next_line: Option<u64>,
     #[serde(default)]
     pub base: Option<String>,
+    /// A directory's own entries (the full form only).
+    #[serde(default)]
+    pub entries: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -163,6 +163,8 @@ fn a_directory_lists_two_levels_without_hidden_or_protected_entries() {
             "{path:?}"
         );
         let view = env.data().view.clone().unwrap();
+        // The first level, in the full form: what the file API lists.
+        assert_eq!(view.entries, ["README.md", "alias", "out", "src/"]);
         assert_eq!(
             (view.kind.as_str(), view.total, view.base),
             ("directory", 6, None)

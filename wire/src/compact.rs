@@ -112,7 +112,10 @@ impl Serialize for CompactData<'_> {
             map.serialize_entry("edits", &data.edits)?;
         }
         if let Some(view) = &data.view {
-            map.serialize_entry("view", view)?;
+            // A directory's entries are in the text already.
+            let mut view = view.clone();
+            view.entries.clear();
+            map.serialize_entry("view", &view)?;
         }
         if data.merged {
             map.serialize_entry("merged", &true)?;

@@ -198,6 +198,12 @@ pub struct View {
     /// change only that version. Absent for a directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
+    /// A directory's own entries that the listing shows (first level: no
+    /// hidden, protected or temp names), a directory's with a `/`; in the
+    /// full form only — the compact one has them in `text` — and not in
+    /// the WIT record. Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<String>,
 }
 
 /// Kinds of [`View`].
@@ -603,6 +609,7 @@ mod tests {
                     total: 2,
                     next_line: None,
                     base: Some("0123456789abcdef0123456789abcdef".into()),
+                    entries: Vec::new(),
                 }),
                 merged: false,
             }),

@@ -57,6 +57,10 @@ pub enum JournalRequest {
     Verify,
     /// Apply the bounds now.
     Gc,
+    /// Seal the journal for a snapshot (`docs/contract.md#quiesce`).
+    Seal,
+    /// Check, and take away, the seal a quiesce left.
+    CheckSeal,
 }
 
 /// `write_many`'s arguments.
@@ -149,7 +153,8 @@ pub(super) fn checkpoint(args: &Map<String, Value>) -> Result<String, ToolError>
     }
 }
 
-/// The host's `journal` request: `{"journal": "history" | "verify" | "gc",
+/// The host's `journal` request: `{"journal": "history" | "verify" | "gc"
+/// | "seal" | "check_seal",
 /// "path": …}`.
 pub(super) fn journal(args: &Map<String, Value>) -> Result<JournalRequest, ToolError> {
     match args.get("journal").and_then(Value::as_str) {
@@ -158,6 +163,11 @@ pub(super) fn journal(args: &Map<String, Value>) -> Result<JournalRequest, ToolE
         }),
         Some("verify") => Ok(JournalRequest::Verify),
         Some("gc") => Ok(JournalRequest::Gc),
-        _ => Err(wrong_type("journal", "\"history\", \"verify\" or \"gc\"")),
+        Some("seal") => Ok(JournalRequest::Seal),
+        Some("check_seal") => Ok(JournalRequest::CheckSeal),
+        _ => Err(wrong_type(
+            "journal",
+            "\"history\", \"verify\", \"gc\", \"seal\" or \"check_seal\"",
+        )),
     }
 }

@@ -40,6 +40,17 @@ pub(super) fn answer(
                 history(journal, path.as_deref())
             }
             JournalRequest::Verify => verify(&journal.lock().map_err(io)?),
+            JournalRequest::Seal => {
+                let held = journal.lock().map_err(io)?;
+                recover(&held, roots, config)?;
+                let head = verify(&held)?;
+                super::seal::seal(&held, roots, &head)
+            }
+            JournalRequest::CheckSeal => {
+                let held = journal.lock().map_err(io)?;
+                let head = verify(&held)?;
+                super::seal::check(&held, roots, &head)
+            }
             JournalRequest::Gc => {
                 let mut held = journal.lock().map_err(io)?;
                 recover(&held, roots, config)?;
@@ -108,7 +119,7 @@ fn history(journal: &Journal, path: Option<&str>) -> Result<Value, ToolError> {
 /// line before it, and the seqs count up by one; then the last record
 /// against the head the journal keeps, which no later record covers. The
 /// first problem is reported.
-fn verify(held: &Held<'_>) -> Result<Value, ToolError> {
+pub(super) fn verify(held: &Held<'_>) -> Result<Value, ToolError> {
     let io = |e: std::io::Error| ToolError::journal_io(&e);
     let mut chain_check = Chain::default();
     held.journal()

@@ -53,6 +53,7 @@ mod prepare;
 mod recover;
 mod restore;
 mod revert;
+mod seal;
 mod session;
 mod single;
 mod stage;

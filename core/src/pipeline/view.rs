@@ -208,6 +208,7 @@ fn file(target: &Target<'_>, request: &ViewRequest, config: &Config) -> Result<S
                 total: 0,
                 next_line: None,
                 base,
+                entries: Vec::new(),
             },
             format: None,
             lock,
@@ -240,6 +241,7 @@ fn file(target: &Target<'_>, request: &ViewRequest, config: &Config) -> Result<S
             total: page.total,
             next_line: page.next,
             base,
+            entries: Vec::new(),
         },
         format: Some((plan.encoding, plan.line_endings)),
         lock,
@@ -380,15 +382,20 @@ fn directory(
         prefix.map_or_else(|| joined.clone(), |p| format!("{p}/{joined}"))
     };
     let mut entries = Vec::new();
+    // The directory's own entries, for the full form (the file API lists
+    // them): what the text shows of the first level, no more.
+    let mut own = Vec::new();
     for name in &top {
         if rules.hidden(&[name]) {
             continue;
         }
         if !dir.stat_at(name).is_ok_and(|s| s.kind == Kind::Directory) {
             entries.push(shown_path(&[name]));
+            own.push(name.clone());
             continue;
         }
         entries.push(format!("{}/", shown_path(&[name])));
+        own.push(format!("{name}/"));
         let Ok(sub) = dir.open_dir_at(name) else {
             continue;
         };
@@ -423,6 +430,7 @@ fn directory(
             total: entries.len() as u64,
             next_line: None,
             base: None,
+            entries: own,
         },
         format: None,
         lock: None,

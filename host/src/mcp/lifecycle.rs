@@ -3,7 +3,9 @@
 //! but `initialize`, `ping`, `server/discover` or a self-contained
 //! request of MCP 2026-07-28, so the rest is answered or dropped here.
 
-use rmcp::model::ProtocolVersion;
+use rmcp::RoleServer;
+use rmcp::model::{JsonRpcMessage, ProtocolVersion};
+use rmcp::service::TxJsonRpcMessage;
 use serde_json::{Value, json};
 
 /// What becomes of a message before a lifecycle opens.
@@ -67,4 +69,22 @@ fn self_contained(request: &Value) -> bool {
                 .any(|known| known.as_str() == version)
         });
     known && meta["io.modelcontextprotocol/clientCapabilities"].is_object()
+}
+
+/// Whether `answer` settles one of the `opening` requests (passed on, not
+/// yet answered): `Some(true)` for a result, which opens the lifecycle,
+/// `Some(false)` for an error, which leaves it shut; `None` otherwise.
+pub(super) fn answered(
+    opening: &mut Vec<Value>,
+    answer: &TxJsonRpcMessage<RoleServer>,
+) -> Option<bool> {
+    let (id, opened) = match answer {
+        JsonRpcMessage::Response(response) => (&response.id, true),
+        JsonRpcMessage::Error(error) => (error.id.as_ref()?, false),
+        _ => return None,
+    };
+    let id = serde_json::to_value(id).unwrap_or(Value::Null);
+    let at = opening.iter().position(|o| *o == id)?;
+    opening.swap_remove(at);
+    Some(opened)
 }

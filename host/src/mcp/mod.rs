@@ -126,6 +126,18 @@ impl McpServer {
         McpServer::with_roots(tool, Roots::Broken(error))
     }
 
+    /// Build the server on `root`, its calls taking `calls`' slots (a port
+    /// that serves other surfaces too).
+    pub(crate) fn on_calls(calls: &Calls, root: Arc<Root>) -> wasmtime::Result<McpServer> {
+        let (tools, _) = listed(calls.tool())?;
+        Ok(McpServer {
+            calls: Arc::new(calls.for_surface("mcp")),
+            session: Arc::new(Session::new()),
+            roots: Arc::new(Roots::Fixed(root)),
+            tools: tools.into(),
+        })
+    }
+
     fn with_roots(tool: Arc<WriteTool>, roots: Roots) -> wasmtime::Result<McpServer> {
         let (tools, _) = listed(&tool)?;
         Ok(McpServer {
@@ -286,10 +298,12 @@ impl McpServer {
             }
         };
         // Said before the call starts, stopped before it is answered.
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| progress::Progress::start(peer.clone(), token, name, &arguments));
+        let progress = match context.meta.get_progress_token() {
+            Some(token) => {
+                Some(progress::Progress::start(peer.clone(), token, name, &arguments).await)
+            }
+            None => None,
+        };
         let input = json!({ "name": name, "arguments": arguments }).to_string();
         // rmcp cancels the request's token on `notifications/cancelled`
         // (and drops the answer); the flag carries that to the commit

@@ -25,32 +25,31 @@ const LARGE_CONTENT_BYTES: usize = 1 << 20;
 pub(super) struct Progress(JoinHandle<()>);
 
 impl Progress {
-    /// Start telling the client about the call `name` with `arguments`.
-    pub(super) fn start(
+    /// Start telling the client about the call `name` with `arguments`:
+    /// what a long call does is said (sent to the transport) before this
+    /// returns, so before the call starts and its answer can go.
+    pub(super) async fn start(
         peer: Peer<RoleServer>,
         token: ProgressToken,
         name: &str,
         arguments: &Value,
     ) -> Progress {
-        let opening = opening(name, arguments);
-        Progress(tokio::spawn(async move {
-            let mut step = 0_u32;
-            let send = |step: u32, message: String| {
-                let param = ProgressNotificationParam::new(token.clone(), f64::from(step))
-                    .with_message(message);
-                let peer = peer.clone();
-                async move {
-                    // A client gone is told nothing; the call goes on.
-                    let _ = peer.notify_progress(param).await;
-                }
-            };
-            if let Some(message) = opening {
-                send(step, message).await;
+        let send = move |step: u32, message: String| {
+            let param = ProgressNotificationParam::new(token.clone(), f64::from(step))
+                .with_message(message);
+            let peer = peer.clone();
+            async move {
+                // A client gone is told nothing; the call goes on.
+                let _ = peer.notify_progress(param).await;
             }
+        };
+        if let Some(message) = opening(name, arguments) {
+            send(0, message).await;
+        }
+        Progress(tokio::spawn(async move {
             let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + BEAT, BEAT);
-            loop {
+            for step in 1_u32.. {
                 beat.tick().await;
-                step += 1;
                 send(step, format!("Still working ({step} s)…")).await;
             }
         }))

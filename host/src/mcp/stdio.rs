@@ -139,6 +139,7 @@ where
     let lines = Lines {
         read: BufReader::new(read),
         initialized: false,
+        opening: Vec::new(),
         line: Vec::new(),
         over: false,
         max_line_bytes,
@@ -207,9 +208,14 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 
 pub(super) struct Lines<R> {
     read: BufReader<R>,
-    /// A request that opens a lifecycle (`initialize`, or a stateless
-    /// request of MCP 2026-07-28) has gone to rmcp.
+    /// rmcp has opened a lifecycle: it answered a request that opens one
+    /// (`initialize`, or a stateless request of MCP 2026-07-28) with a
+    /// result. Until then rmcp ends the session on a notification, so
+    /// none is passed on.
     initialized: bool,
+    /// The ids of the requests that would open a lifecycle, passed on and
+    /// not yet answered.
+    opening: Vec<Value>,
     /// The line read so far; receive is cancelled whenever another event
     /// wins rmcp's select, so a line in progress lives here, not in a local.
     line: Vec<u8>,
@@ -275,6 +281,11 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for Lines<R> {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if !self.initialized
+            && let Some(opened) = lifecycle::answered(&mut self.opening, &item)
+        {
+            self.initialized = opened;
+        }
         ready(self.queue(&item))
     }
 
@@ -357,8 +368,10 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         }
         let method = value.get("method").and_then(Value::as_str);
         if !self.initialized {
-            match lifecycle::before(method, id.filter(|id| !id.is_null()).cloned(), &value) {
-                Opening::Opens => self.initialized = true,
+            let id = id.filter(|id| !id.is_null()).cloned();
+            match lifecycle::before(method, id.clone(), &value) {
+                // Open once rmcp answers it with a result.
+                Opening::Opens => self.opening.extend(id),
                 Opening::Passes => {}
                 Opening::Answered(answer) => {
                     self.write_value(&answer);
@@ -507,56 +520,76 @@ mod tests {
     }
 
     /// Before a lifecycle opens, rmcp is handed only what it can take:
-    /// `server/discover`, and the first request that carries MCP
-    /// 2026-07-28's `_meta`; notifications before it are dropped, a
-    /// request with neither `initialize` nor that `_meta` is answered
+    /// `server/discover`, and requests that open a lifecycle (`initialize`,
+    /// or one carrying MCP 2026-07-28's `_meta`); notifications are
+    /// dropped until rmcp has answered one of those with a result (an
+    /// error leaves the gate shut), and a request with neither is answered
     /// here. After it, everything goes through.
     #[tokio::test]
-    async fn a_stateless_request_opens_the_lifecycle_and_discover_does_not() {
-        use rmcp::model::{ClientRequest, JsonRpcMessage};
+    async fn the_lifecycle_opens_when_rmcp_answers_an_opening_request() {
+        use rmcp::model::{ClientRequest, ErrorData, JsonRpcMessage, ServerResult};
         use rmcp::transport::Transport;
         use tokio::io::AsyncBufReadExt;
 
         let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
         let unknown = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let cancel = |id: u32| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+            )
+        };
+        let list = |id: u32, meta: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{meta}}}}}"#)
+        };
         let input = [
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned(),
             format!(r#"{{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{{{meta}}}}}"#),
-            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#
-                .to_owned(),
-            format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{unknown}}}}}"#),
-            format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{{meta}}}}}"#),
-            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#
-                .to_owned(),
+            cancel(9),
+            list(3, unknown),
+            list(4, meta),
+            cancel(4),
+            list(5, meta),
+            cancel(5),
         ]
         .join("\n")
             + "\n";
         let (client, server) = tokio::io::duplex(1 << 16);
         let (mut lines, _writer) = super::lines(input.as_bytes(), server, 1 << 20);
-        let mut passed = Vec::new();
-        let read_all = async {
-            while let Some(message) = lines.receive().await {
-                passed.push(message);
-            }
-        };
-        tokio::time::timeout(std::time::Duration::from_secs(10), read_all)
-            .await
-            .expect("the input ends");
-        let kinds: Vec<&str> = passed
-            .iter()
-            .map(|m| match m {
+        let next = async |lines: &mut super::Lines<&[u8]>| {
+            let message = tokio::time::timeout(std::time::Duration::from_secs(10), lines.receive())
+                .await
+                .expect("a message in time")
+                .expect("a message");
+            match message {
                 JsonRpcMessage::Request(r)
                     if matches!(r.request, ClientRequest::DiscoverRequest(_)) =>
                 {
-                    "discover"
+                    "discover".to_owned()
                 }
-                JsonRpcMessage::Request(_) => "request",
-                JsonRpcMessage::Notification(_) => "notification",
-                _ => "other",
-            })
-            .collect();
-        assert_eq!(kinds, ["discover", "request", "notification"]);
+                JsonRpcMessage::Request(r) => format!("request {:?}", r.id),
+                JsonRpcMessage::Notification(_) => "notification".to_owned(),
+                _ => "other".to_owned(),
+            }
+        };
+        assert_eq!(next(&mut lines).await, "discover");
+        assert_eq!(next(&mut lines).await, "request Number(4)");
+        // rmcp refused it: the gate stays shut, the notification after it
+        // is dropped, and the next opening request passes.
+        let refused = JsonRpcMessage::error(
+            ErrorData::invalid_params("no", None),
+            Some(NumberOrString::Number(4)),
+        );
+        lines.send(refused).await.expect("sent");
+        assert_eq!(next(&mut lines).await, "request Number(5)");
+        lines
+            .send(JsonRpcMessage::response(
+                ServerResult::empty(()),
+                NumberOrString::Number(5),
+            ))
+            .await
+            .expect("sent");
+        assert_eq!(next(&mut lines).await, "notification");
         let mut answers = tokio::io::BufReader::new(client).lines();
         let mut refused = Vec::new();
         for _ in 0..2 {
@@ -638,8 +671,14 @@ mod tests {
         input.push_str(&call(max + 3));
         let (client, server) = tokio::io::duplex(1 << 20);
         let (mut lines, _writer) = super::lines(input.as_bytes(), server, 1 << 20);
-        let mut held = Vec::new();
-        for _ in 0..4 + max {
+        let mut held = vec![lines.receive().await.expect("initialize")];
+        // rmcp's answer to it opens the lifecycle.
+        let answered = rmcp::model::JsonRpcMessage::response(
+            rmcp::model::ServerResult::empty(()),
+            NumberOrString::Number(0),
+        );
+        lines.send(answered).await.expect("sent");
+        for _ in 0..3 + max {
             held.push(lines.receive().await.expect("a message"));
         }
         // The two calls past the bound are answered, and the client's
@@ -650,6 +689,11 @@ mod tests {
             "{next:?}"
         );
         let mut answers = tokio::io::BufReader::new(client).lines();
+        let first = answers.next_line().await.expect("read").expect("an answer");
+        assert!(
+            first.contains(r#""id":0"#),
+            "initialize's answer first: {first}"
+        );
         for id in [max + 1, max + 2] {
             let answer = answers.next_line().await.expect("read").expect("an answer");
             let answer: serde_json::Value = serde_json::from_str(&answer).expect("JSON");

@@ -50,7 +50,9 @@ def envelope(result, full=False):
 
 
 async def main(binary, root, mode):
-    server = StdioServerParameters(command=binary, args=["--root", root, "mcp"])
+    # The environment as the test set it (the SDK passes only a few
+    # variables by default): the journal's and the cache's directories.
+    server = StdioServerParameters(command=binary, args=["--root", root, "mcp"], env=dict(os.environ))
     if mode == "legacy":
         async with stdio_client(server) as (read, write):
             async with ClientSession(read, write) as session:

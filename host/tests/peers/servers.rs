@@ -33,7 +33,11 @@ fn mcp_python_sdk_client_pinned_to_2026_07_28() {
 fn mcp_python_sdk_client_in(mode: &str) {
     let root = root();
     let script = workspace().join("host/tests/peers/mcp_client.py");
+    // The journal no one named, under a state directory of the test's own.
+    let state = tempfile::tempdir().expect("state");
     let output = run(Command::new(python())
+        .env("XDG_STATE_HOME", state.path())
+        .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
         .arg(script)
         .arg(bin_str())
         .arg(root.path())
@@ -84,7 +88,10 @@ fn node_peers() -> &'static Path {
 fn mcp_typescript_sdk_client() {
     let root = root();
     let dir = node_peers();
+    let state = tempfile::tempdir().expect("state");
     let output = run(Command::new("node")
+        .env("XDG_STATE_HOME", state.path())
+        .env("WRITE_TOOL_CACHE_DIR", write_tool_test_support::cache_dir())
         .arg(dir.join("mcp_client.mjs"))
         .arg(bin_str())
         .arg(root.path())

@@ -28,11 +28,20 @@ fn sidecar_http_under_the_mcp_and_agent_sandbox_sdks() {
         assert_eq!(read(&format!("http-{mode}.txt")), format!("over {mode}\n"));
         assert_eq!(read(&format!("http-{mode}/2.txt")), "2\n");
     }
+    // Written after a resume, sealed, then changed behind the journal's
+    // back (which the next start reported).
+    assert_eq!(
+        read("api/resumed.txt"),
+        "yes\nchanged behind the journal's back\n"
+    );
+    assert_eq!(read("api/endings.txt"), "c\nd\n");
     for absent in [
         "api/gone.txt",
         "api/undone.txt",
         "api/binary.bin",
         "api/mode.txt",
+        "api/held.txt",
+        "api/big.txt",
         "evil.txt",
     ] {
         assert!(!root.path().join(absent).exists(), "{absent}");

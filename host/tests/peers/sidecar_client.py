@@ -13,6 +13,7 @@ files on disk.
 
 import asyncio
 import http.client
+import json
 import os
 import subprocess
 import sys
@@ -25,14 +26,30 @@ from k8s_agent_sandbox.models import SandboxdInClusterConnectionConfig
 from mcp import Client
 
 
-def raw(port, method, path, body=None, headers=None):
+def raw(port, method, path, body=None, headers=None, with_headers=False):
     """One request, as it comes: no client library in the way."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     conn.request(method, path, body=body, headers=headers or {})
     response = conn.getresponse()
     data = response.read()
     conn.close()
+    if with_headers:
+        return response.status, data, {k.lower(): v for k, v in response.getheaders()}
     return response.status, data
+
+
+def start(binary, root, journal, *flags):
+    """`serve --ws` on a free port: the process, its port."""
+    server = subprocess.Popen(
+        [binary, "--root", root, "--journal", journal, *flags, "serve", "--ws", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = server.stderr.readline()
+    assert line.startswith("write-tool: serving ws://"), line
+    return server, int(line.split()[-1].removeprefix("ws://").rstrip("/").rsplit(":", 1)[1])
 
 
 async def mcp_over_http(port, mode, root):
@@ -88,10 +105,31 @@ def files_api(port, root):
     else:
         raise AssertionError("a directory is not removed")
 
-    # What `view` does not show, the file API does not read.
-    os.makedirs(f"{root}/.git", exist_ok=True)
+    # Bytes as sent: an update keeps none of the old file's line endings.
+    files.write("api/endings.txt", b"a\r\nb\r\n")
+    files.write("api/endings.txt", b"c\nd\n")
+    assert files.read("api/endings.txt") == b"c\nd\n"
+    # A mode is checked, not applied.
+    status, body = raw(port, "PUT", "/v1/files/api%2Frun.sh?mode=0755", b"echo hi\n")
+    assert status == 204, (status, body)
+    assert not os.access(f"{root}/api/run.sh", os.X_OK), "no call makes a file executable"
+
+    # What `view` does not show, the file API does not read or list.
+    os.makedirs(f"{root}/.git/hooks", exist_ok=True)
     with open(f"{root}/.git/config", "w") as f:
         f.write("[core]\n")
+    with open(f"{root}/api/.hidden", "w") as f:
+        f.write("x\n")
+    listed = [e.name for e in files.list(".")]
+    assert ".git" not in listed and listed == sorted(listed), listed
+    assert ".hidden" not in [e.name for e in files.list("api")]
+    # A link inside the root that leads into .git, then `..`: the place
+    # `view` judged (the root), not the one the link leads to.
+    os.symlink(".git/hooks", f"{root}/h")
+    status, body = raw(port, "GET", "/v1/files/h%2F..")
+    assert status == 200 and b"config" not in body and b".git" not in body, (status, body)
+    status, body = raw(port, "GET", "/v1/files/h%2F..%2Fconfig")
+    assert status == 404, (status, body)
     status, body = raw(port, "GET", "/v1/files/.git%2Fconfig")
     assert status == 403, (status, body)
     with open(f"{root}/api/linked.txt", "w") as f:
@@ -120,6 +158,23 @@ def files_api(port, root):
     assert status == 403, status
     status, _ = raw(port, "POST", "/mcp", b"{}", headers={"Origin": "https://evil.example.com", "Content-Type": "application/json"})
     assert status == 403, status
+    status, _ = raw(port, "GET", "/v1/health", headers={"Origin": "http://localhost:5173"})
+    assert status == 200, "a loopback origin is welcome"
+
+    # Stateless: no session, and nothing but POST on /mcp.
+    initialize = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+    mcp_headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    status, body, headers = raw(port, "POST", "/mcp", initialize, headers=mcp_headers, with_headers=True)
+    assert status == 200 and "mcp-session-id" not in headers, (status, headers, body)
+    for method in ("GET", "DELETE"):
+        status, _ = raw(port, method, "/mcp", headers={"Accept": "text/event-stream"})
+        assert status == 405, (method, status)
+    # Bodies over the port's limit (1 MiB here), counted as the request
+    # they become.
+    status, _ = raw(port, "PUT", "/v1/files/api%2Fbig.txt", b"\x01" * (300 * 1024))
+    assert status == 413, status
+    status, _ = raw(port, "POST", "/mcp", b" " * (2 << 20), headers=mcp_headers)
+    assert status == 413, status
 
 
 async def undo_through_mcp(port):
@@ -133,22 +188,62 @@ async def undo_through_mcp(port):
         assert not result.is_error, result.structured_content
 
 
+def quiesce(binary, root, journal, port):
+    """Quiesce holds the calls and seals the journal; the next start
+    checks the seal, once."""
+    status, body = raw(port, "POST", "/quiesce")
+    assert status == 200, (status, body)
+    sealed = json.loads(body)
+    assert sealed["quiesced"] is True, sealed
+    seal = sealed["journal"]["seal"]
+    assert seal["head"]["seq"] >= 1 and seal["files"], seal
+    assert all(f["held"] for f in seal["files"]), seal
+    assert len(sealed["journal"]["digest"]) == 64, sealed
+    status, body = raw(port, "PUT", "/v1/files/api%2Fheld.txt", b"no\n")
+    assert status == 503 and b"quiesced" in body, (status, body)
+    status, body = raw(port, "POST", "/resume")
+    assert status == 200, (status, body)
+    status, body = raw(port, "PUT", "/v1/files/api%2Fresumed.txt", b"yes\n")
+    assert status == 204, (status, body)
+    status, body = raw(port, "POST", "/quiesce")
+    assert status == 200, (status, body)
+    return json.loads(body)["journal"]["seal"]
+
+
 def main(binary, root, journal):
-    server = subprocess.Popen(
-        [binary, "--root", root, "--journal", journal, "--allow-delete", "serve", "--ws", "127.0.0.1:0"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server, port = start(binary, root, journal, "--allow-delete", "--max-request-bytes", str(1 << 20))
     try:
-        line = server.stderr.readline()
-        assert line.startswith("write-tool: serving ws://"), line
-        port = int(line.split()[-1].removeprefix("ws://").rstrip("/").rsplit(":", 1)[1])
         for mode in ("legacy", "auto", "2026-07-28"):
             asyncio.run(asyncio.wait_for(mcp_over_http(port, mode, root), timeout=120))
         files_api(port, root)
         asyncio.run(asyncio.wait_for(undo_through_mcp(port), timeout=120))
+        seal = quiesce(binary, root, journal, port)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+    # Started again on the sealed journal: it matches, and says so; the
+    # seal is taken away once checked. Sealed again, and stopped.
+    server, port = start(binary, root, journal)
+    try:
+        line = server.stderr.readline()
+        assert "match the seal" in line and "no longer" not in line, line
+        # Without --allow-delete, DELETE is refused and the file stays.
+        status, body = raw(port, "DELETE", "/v1/files/api%2Fhello.txt")
+        assert status == 403, (status, body)
+        status, body = raw(port, "POST", "/quiesce")
+        assert status == 200, (status, body)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    # A file the last change wrote, changed while the sandbox was away.
+    sealed_file = seal["files"][0]["path"]
+    with open(os.path.join(root, sealed_file), "a") as f:
+        f.write("changed behind the journal's back\n")
+    server, port = start(binary, root, journal)
+    try:
+        line = server.stderr.readline()
+        assert "no longer match" in line and sealed_file in line, line
     finally:
         server.terminate()
         server.wait(timeout=60)

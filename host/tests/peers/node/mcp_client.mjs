@@ -20,7 +20,7 @@ import Ajv from "ajv";
 const [binary, root, url] = process.argv.slice(2);
 const transport = url
   ? new StreamableHTTPClientTransport(new URL(url))
-  : new StdioClientTransport({ command: binary, args: ["--root", root, "mcp"] });
+  : new StdioClientTransport({ command: binary, args: ["--root", root, "mcp"], env: process.env });
 const client = new Client({ name: "write-tool-peer", version: "1.0.0" });
 await client.connect(transport);
 assert.equal(client.getServerVersion().name, "write-tool");

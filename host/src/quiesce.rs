@@ -1,0 +1,135 @@
+//! Quiesce for a snapshot or a suspend, and the check on the next start
+//! (`docs/contract.md#quiesce`). `POST /quiesce` on the `serve --ws` port
+//! holds every call of the process (those that come are refused, those
+//! running end), syncs the root's file system, seals the journal — its
+//! head and what the files of its last change hold, written and synced —
+//! and answers the seal and its digest. `POST /resume` lets calls run
+//! again. A server that starts on a sealed journal checks it once and
+//! says on stderr whether the journal and the files still match it.
+
+use std::sync::Arc;
+
+use hyper::{Method, Response, StatusCode};
+use serde_json::{Value, json};
+
+use crate::files::{Body, error, json as json_response};
+use crate::{Root, WriteTool, calls};
+
+/// Whether `path` is one of this module's.
+pub(crate) fn serves(path: &str) -> bool {
+    matches!(path, "/quiesce" | "/resume")
+}
+
+/// The answer to `method path` (one [`serves`]).
+pub(crate) async fn answer(
+    method: &Method,
+    path: &str,
+    tool: &Arc<WriteTool>,
+    root: &Arc<Root>,
+) -> Response<Body> {
+    if method != Method::POST {
+        let mut response = error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "METHOD_NOT_ALLOWED",
+            "This endpoint answers POST.",
+        );
+        response.headers_mut().insert(
+            hyper::header::ALLOW,
+            hyper::header::HeaderValue::from_static("POST"),
+        );
+        return response;
+    }
+    if path == "/resume" {
+        calls::resume();
+        return json_response(StatusCode::OK, json!({"quiesced": false}).to_string());
+    }
+    let bound = tool.options().timeout + crate::DRAIN_WRITE_GRACE;
+    if !calls::quiesce(bound).await {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "EXECUTION_ERROR",
+            &format!(
+                "Calls were still running after {} s; the journal was not sealed. Calls stay \
+                 held: ask again, or POST /resume.",
+                bound.as_secs()
+            ),
+        );
+    }
+    let (tool, root) = (Arc::clone(tool), Arc::clone(root));
+    let sealed = tokio::task::spawn_blocking(move || seal(&tool, &root)).await;
+    match sealed {
+        Ok(Ok(seal)) => json_response(
+            StatusCode::OK,
+            json!({"quiesced": true, "journal": seal}).to_string(),
+        ),
+        Ok(Err(message)) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "EXECUTION_ERROR",
+            &message,
+        ),
+        Err(_) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "EXECUTION_ERROR",
+            "The seal did not finish.",
+        ),
+    }
+}
+
+/// Sync the root's file system, then seal the journal; `null` for a root
+/// without one.
+fn seal(tool: &WriteTool, root: &Root) -> Result<Value, String> {
+    // The root's handle may be a path-only one, which syncfs refuses.
+    let opened = rustix::fs::openat(
+        root.dir(),
+        ".",
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    );
+    opened.and_then(rustix::fs::syncfs).map_err(|e| {
+        format!(
+            "The root's file system could not be synced: {}.",
+            std::io::Error::from(e)
+        )
+    })?;
+    if root.journal_dir().is_none() {
+        return Ok(Value::Null);
+    }
+    journal_request(tool, root, "seal")
+}
+
+/// The seal a quiesce left checked once, at start: the line to say on
+/// stderr, `None` when there was none (or no journal).
+pub(crate) fn check_on_start(tool: &WriteTool, root: &Root) -> Option<String> {
+    root.journal_dir()?;
+    let answer = match journal_request(tool, root, "check_seal") {
+        Ok(answer) => answer,
+        Err(message) => {
+            return Some(format!(
+                "the journal's seal could not be checked: {message}"
+            ));
+        }
+    };
+    let check = answer.get("check").filter(|c| !c.is_null())?;
+    Some(if check["ok"] == true {
+        format!(
+            "the journal and its {} last written file(s) match the seal of the last quiesce",
+            check["files"]
+        )
+    } else {
+        format!(
+            "the journal or its files no longer match the seal of the last quiesce: {}",
+            check["problems"]
+        )
+    })
+}
+
+/// The tool's answer to the host's `{"journal": what}` request.
+fn journal_request(tool: &WriteTool, root: &Root, what: &str) -> Result<Value, String> {
+    let envelope = tool.call_as_host(root, &json!({ "journal": what }).to_string());
+    let envelope: Value = serde_json::from_str(&envelope).map_err(|e| e.to_string())?;
+    let text = envelope["text"].as_str().unwrap_or_default();
+    if envelope["status"] != "success" {
+        return Err(text.to_owned());
+    }
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}
