@@ -63,9 +63,19 @@ pub(crate) async fn quiesce(bound: Duration) -> bool {
     tokio::time::timeout(bound, settled).await.is_ok()
 }
 
+/// How many times calls were let run again: a quiesce that finds it
+/// moved was undone while it waited or sealed.
+static RESUMED: AtomicUsize = AtomicUsize::new(0);
+
 /// Let calls run again.
 pub(crate) fn resume() {
+    RESUMED.fetch_add(1, Ordering::SeqCst);
     QUIESCED.store(false, Ordering::SeqCst);
+}
+
+/// The count [`resume`] moves.
+pub(crate) fn resumed() -> usize {
+    RESUMED.load(Ordering::SeqCst)
 }
 
 /// Why a call could not run to its end. Its message is for the client,

@@ -158,7 +158,8 @@ impl Files {
         };
         // Bounded as a request of the port is: the body as it goes to the
         // tool, escaped in JSON, not only as it came.
-        if escaped_len(&body) > self.max_body {
+        // The path and the request's own keys count too.
+        if escaped_len(&body) + escaped_len(name.as_bytes()) + 96 > self.max_body {
             return error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "INVALID_PARAM",

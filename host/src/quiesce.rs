@@ -41,8 +41,19 @@ pub(crate) async fn answer(
     }
     if path == "/resume" {
         calls::resume();
-        return json_response(StatusCode::OK, json!({"quiesced": false}).to_string());
+        // The seal describes a moment that is over: checked and taken
+        // away, so that the next start does not take the changes to come
+        // for a restore gone wrong.
+        let (tool, root) = (Arc::clone(tool), Arc::clone(root));
+        let checked = tokio::task::spawn_blocking(move || unseal(&tool, &root))
+            .await
+            .unwrap_or(Value::Null);
+        return json_response(
+            StatusCode::OK,
+            json!({"quiesced": false, "journal": checked}).to_string(),
+        );
     }
+    let resumed = calls::resumed();
     let bound = tool.options().timeout + crate::DRAIN_WRITE_GRACE;
     if !calls::quiesce(bound).await {
         return error(
@@ -55,8 +66,20 @@ pub(crate) async fn answer(
             ),
         );
     }
+    let (tool_again, root_again) = (Arc::clone(tool), Arc::clone(root));
     let (tool, root) = (Arc::clone(tool), Arc::clone(root));
     let sealed = tokio::task::spawn_blocking(move || seal(&tool, &root)).await;
+    if calls::resumed() != resumed {
+        // Resumed while it waited or sealed: calls run again, and no seal
+        // stands for them.
+        let (tool, root) = (Arc::clone(&tool_again), Arc::clone(&root_again));
+        let _ = tokio::task::spawn_blocking(move || unseal(&tool, &root)).await;
+        return error(
+            StatusCode::CONFLICT,
+            "EXECUTION_ERROR",
+            "Resumed before the quiesce finished: calls run, and no seal stands.",
+        );
+    }
     match sealed {
         Ok(Ok(seal)) => json_response(
             StatusCode::OK,
@@ -91,10 +114,31 @@ fn seal(tool: &WriteTool, root: &Root) -> Result<Value, String> {
             std::io::Error::from(e)
         )
     })?;
-    if root.journal_dir().is_none() {
+    let Some(journal) = root.journal_dir() else {
         return Ok(Value::Null);
-    }
+    };
+    // The journal's records too, which may be on a volume of their own
+    // and, with syncing relaxed, not yet on it.
+    let opened = rustix::fs::open(
+        journal.path(),
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    );
+    opened.and_then(rustix::fs::syncfs).map_err(|e| {
+        format!(
+            "The journal's file system could not be synced: {}.",
+            std::io::Error::from(e)
+        )
+    })?;
     journal_request(tool, root, "seal")
+}
+
+/// Check and take away the seal, if any: what `/resume` answers.
+fn unseal(tool: &WriteTool, root: &Root) -> Value {
+    if root.journal_dir().is_none() {
+        return Value::Null;
+    }
+    journal_request(tool, root, "check_seal").unwrap_or_else(|message| json!({ "error": message }))
 }
 
 /// The seal a quiesce left checked once, at start: the line to say on

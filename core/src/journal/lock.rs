@@ -13,6 +13,9 @@ const LOCK_WAIT: Duration = Duration::from_secs(20);
 /// that writes who holds it (`WRITE_TOOL_HOLDER`) can remove the lock of a
 /// holder that died at once (`write-tool` does).
 const LOCK_STALE: Duration = Duration::from_secs(60);
+/// How long a lock found stale is looked at again before it is taken over:
+/// longer than a writer takes between linking it and touching it.
+const STALE_CONFIRM: Duration = Duration::from_millis(500);
 
 impl Journal {
     /// Take the lock, waiting for another writer to finish.
@@ -38,9 +41,22 @@ impl Journal {
                 other => other,
             };
             match taken {
-                Ok(()) => break,
+                Ok(()) => {
+                    // The lock's age is its modification time: linking
+                    // changes none, and WASI tells no status-change time
+                    // (wasmtime gives the birth time of the holder's file,
+                    // made once per process).
+                    let _ = self.dir.touch_at(LOCK);
+                    break;
+                }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    if self.lock_is_stale() {
+                    // Stale twice, a moment apart: a writer that has just
+                    // linked it and not yet touched it is not taken for a
+                    // dead one.
+                    if self.lock_is_stale() && {
+                        std::thread::sleep(STALE_CONFIRM);
+                        self.lock_is_stale()
+                    } {
                         let _ = self.dir.unlink_at(LOCK);
                         continue;
                     }
@@ -100,13 +116,65 @@ impl Journal {
     }
 
     /// The lock was taken longer ago than a writer holds it: by one that
-    /// died. Linking changes a file's status time, creating it both times.
+    /// died. A writer touches it as it takes it.
     fn lock_is_stale(&self) -> bool {
         self.dir
             .stat_at(LOCK)
             .ok()
-            .and_then(|s| s.changed.or(s.modified))
+            .and_then(|s| s.modified)
             .and_then(|t| SystemTime::now().duration_since(t).ok())
             .is_some_and(|age| age > LOCK_STALE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    use super::*;
+    use crate::fs::Dir;
+    use crate::journal::Bounds;
+
+    fn journal(path: &std::path::Path, holder: &str) -> Journal {
+        let bounds = Bounds {
+            max_bytes: 1 << 30,
+            max_changes: 1000,
+            max_age_ms: i64::MAX,
+        };
+        Journal::open(Dir::from_path(path), bounds, Some(holder.to_owned())).expect("journal")
+    }
+
+    /// A lock is as old as its last taking, not as its holder's file (made
+    /// once per process, and what WASI reports as the status-change
+    /// time): a live lock of a long-running holder is not taken over, and
+    /// one left by a dead holder is, once found stale twice.
+    #[test]
+    fn a_lock_is_as_old_as_its_taking() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = journal(dir.path(), "a");
+        drop(a.lock().expect("made"));
+        let base = dir.path().join(format!("{HOLDER_PREFIX}a"));
+        let long_ago = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&base)
+            .expect("base")
+            .set_modified(long_ago)
+            .expect("age it");
+        let held = a.lock().expect("taken again");
+        assert!(!a.lock_is_stale(), "a lock just taken is not stale");
+        drop(held);
+        // A holder that died an hour after it took the lock.
+        let dead = journal(dir.path(), "dead");
+        std::mem::forget(dead.lock().expect("taken"));
+        let lock = dir.path().join(LOCK);
+        std::fs::File::options()
+            .write(true)
+            .open(&lock)
+            .expect("lock")
+            .set_modified(long_ago)
+            .expect("age it");
+        let b = journal(dir.path(), "b");
+        drop(b.lock().expect("a dead holder's lock is taken over"));
     }
 }

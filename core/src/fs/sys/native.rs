@@ -145,6 +145,14 @@ impl Dir {
         fs::hard_link(self.join(from), self.join(to))
     }
 
+    /// Set the modification time of the file `name` to now.
+    pub fn touch_at(&self, name: &str) -> io::Result<()> {
+        fs::File::options()
+            .write(true)
+            .open(self.join(name))?
+            .set_modified(std::time::SystemTime::now())
+    }
+
     /// Whether `a` and `b` (relative paths, final links not followed) name
     /// the same file or directory.
     pub fn same_entry(&self, a: &str, b: &str) -> bool {

@@ -11,7 +11,8 @@ use std::io;
 use std::time::{Duration, SystemTime};
 
 use wasi::filesystem::types::{
-    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, NewTimestamp,
+    OpenFlags, PathFlags,
 };
 
 use super::{Kind, SandboxRefusal, Stat};
@@ -182,6 +183,18 @@ impl Dir {
     pub fn rename_at(&self, from: &str, to: &str) -> io::Result<()> {
         self.descriptor
             .rename_at(from, &self.descriptor, to)
+            .map_err(error)
+    }
+
+    /// Set the modification time of the file `name` to now.
+    pub fn touch_at(&self, name: &str) -> io::Result<()> {
+        self.descriptor
+            .set_times_at(
+                PathFlags::empty(),
+                name,
+                NewTimestamp::NoChange,
+                NewTimestamp::Now,
+            )
             .map_err(error)
     }
 
