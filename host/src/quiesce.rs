@@ -101,36 +101,39 @@ pub(crate) async fn answer(
 /// Sync the root's file system, then seal the journal; `null` for a root
 /// without one.
 fn seal(tool: &WriteTool, root: &Root) -> Result<Value, String> {
-    // The root's handle may be a path-only one, which syncfs refuses.
-    let opened = rustix::fs::openat(
-        root.dir(),
-        ".",
-        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    );
-    opened.and_then(rustix::fs::syncfs).map_err(|e| {
-        format!(
-            "The root's file system could not be synced: {}.",
-            std::io::Error::from(e)
-        )
-    })?;
+    sync_file_system(root.dir(), std::path::Path::new("."), "root")?;
     let Some(journal) = root.journal_dir() else {
         return Ok(Value::Null);
     };
     // The journal's records too, which may be on a volume of their own
-    // and, with syncing relaxed, not yet on it.
-    let opened = rustix::fs::open(
-        journal.path(),
-        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    );
-    opened.and_then(rustix::fs::syncfs).map_err(|e| {
+    // and, with syncing relaxed, not yet on it. (An absolute path: `at`
+    // plays no part.)
+    sync_file_system(root.dir(), journal.path(), "journal")?;
+    journal_request(tool, root, "seal")
+}
+
+/// Sync the file system of the directory `path` (below `at`, or absolute).
+/// Opened for reading: the root's own handle may be a path-only one, which
+/// syncfs refuses.
+fn sync_file_system(
+    at: impl std::os::fd::AsFd,
+    path: &std::path::Path,
+    what: &str,
+) -> Result<(), String> {
+    use rustix::fs::{Mode, OFlags};
+    rustix::fs::openat(
+        at,
+        path,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .and_then(rustix::fs::syncfs)
+    .map_err(|e| {
         format!(
-            "The journal's file system could not be synced: {}.",
+            "The {what}'s file system could not be synced: {}.",
             std::io::Error::from(e)
         )
-    })?;
-    journal_request(tool, root, "seal")
+    })
 }
 
 /// Check and take away the seal, if any: what `/resume` answers.
