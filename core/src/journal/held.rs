@@ -1,7 +1,7 @@
 //! The journal while a writer holds its lock: the log's end, appends, and
 //! the saved contents.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::io;
 
 use super::{
@@ -25,17 +25,32 @@ pub struct Held<'a> {
     tail: RefCell<Option<Tail>>,
     /// What `pending` holds, read once per hold.
     pub(super) mark: RefCell<Option<Mark>>,
+    /// The length of the pending file.
+    pub(super) mark_len: Cell<u64>,
 }
 
 /// The end of the log.
 #[derive(Debug, Clone)]
 struct Tail {
-    last: Option<(Record, String)>,
+    /// The last record's seq (0: there is none), the SHA-256 of its line
+    /// (what the next record chains to) and the journal's size after it.
+    seq: u64,
+    hash: String,
+    total: u64,
     /// Where its complete lines end.
     end: u64,
-    /// The log's length: more than `end` after a crash cut a line short.
+    /// The log's length: more than `end` where room was written ahead
+    /// (zeros) or a crash cut a line short.
     len: u64,
+    /// What lies between `end` and `len` is all zeros: room an append
+    /// writes into without the file growing.
+    room: bool,
 }
+
+/// The room written ahead at the log's end, in zeros: an append that
+/// does not fit in it writes its line and zeros to the next multiple of
+/// this.
+const ROOM: u64 = 16 << 10;
 
 /// Bytes of `log` first read back to find its last line; doubled while
 /// no line is found, up to the longest record.
@@ -55,6 +70,7 @@ impl<'a> Held<'a> {
             pending: OnceCell::new(),
             tail: RefCell::new(None),
             mark: RefCell::new(None),
+            mark_len: Cell::new(0),
         }
     }
 
@@ -72,38 +88,100 @@ impl<'a> Held<'a> {
         Ok(self.log.get_or_init(|| file))
     }
 
-    /// The end of the log, read once.
+    /// The end of the log, found once per hold: from the mark, where it
+    /// says where the log ended after its head and the log still ends
+    /// there (no record was appended since without the head moving), else
+    /// from the log's last line.
     fn tail(&self) -> io::Result<Tail> {
         if let Some(tail) = self.tail.borrow().as_ref() {
             return Ok(tail.clone());
         }
+        let mark = self.mark()?;
         let file = self.log()?;
         let len = file.stat()?.len;
-        let (line, end) = last_line(file, len)?;
-        let last = match line {
-            None => None,
-            Some(line) => {
-                let record = from_json(&line)?;
-                Some((record, chain(&line)))
+        let at_mark = match (mark.head, mark.end, mark.total) {
+            (Some(head), Some(end), Some(total)) if end <= len && len - end <= 2 * ROOM => {
+                // Past the end the mark names, only room: no record was
+                // appended since without the head moving.
+                let room = file.read_at(end, len - end)?;
+                room.iter().all(|&b| b == 0).then_some(Tail {
+                    seq: head.seq,
+                    hash: head.hash,
+                    total,
+                    end,
+                    len,
+                    room: true,
+                })
+            }
+            _ => None,
+        };
+        let tail = match at_mark {
+            Some(tail) => tail,
+            None => {
+                let (line, end) = last_line(file, len)?;
+                let room = file.read_at(end, len - end)?.iter().all(|&b| b == 0);
+                match line {
+                    None => Tail {
+                        seq: 0,
+                        hash: GENESIS.to_owned(),
+                        total: 0,
+                        end,
+                        len,
+                        room,
+                    },
+                    Some(line) => {
+                        let record: Record = from_json(&line)?;
+                        Tail {
+                            seq: record.seq,
+                            hash: chain(&line),
+                            total: record.total,
+                            end,
+                            len,
+                            room,
+                        }
+                    }
+                }
             }
         };
-        let tail = Tail { last, end, len };
         *self.tail.borrow_mut() = Some(tail.clone());
         Ok(tail)
     }
 
     /// The last complete record, and its hash: what the next one chains
-    /// to.
+    /// to. Read from the log: most callers need only [`Held::seq`] and
+    /// [`Held::total`], which do not read it.
     pub fn last(&self) -> io::Result<Option<(Record, String)>> {
-        Ok(self.tail()?.last)
+        let len = self.tail()?.len;
+        match last_line(self.log()?, len)?.0 {
+            None => Ok(None),
+            Some(line) => Ok(Some((from_json(&line)?, chain(&line)))),
+        }
+    }
+
+    /// The last record's seq (0: the log holds none).
+    pub fn seq(&self) -> io::Result<u64> {
+        Ok(self.tail()?.seq)
+    }
+
+    /// The journal's size after its last record.
+    pub fn total(&self) -> io::Result<u64> {
+        Ok(self.tail()?.total)
     }
 
     /// The head: the last record's seq and hash.
     pub fn head(&self) -> io::Result<Option<Head>> {
-        Ok(self.last()?.map(|(record, hash)| Head {
-            seq: record.seq,
-            hash,
+        let tail = self.tail()?;
+        Ok((tail.seq > 0).then_some(Head {
+            seq: tail.seq,
+            hash: tail.hash,
         }))
+    }
+
+    /// Where the log's complete lines end, and the journal's size: what
+    /// the mark keeps beside the head.
+    pub(super) fn ends(&self) -> io::Result<(u64, u64)> {
+        let tail = self.tail()?;
+        Ok((tail.end, tail.total))
     }
 
     /// Append `record`, numbered and chained after the last one, with the
@@ -113,10 +191,7 @@ impl<'a> Held<'a> {
     /// system that is full is not).
     pub fn append(&self, mut record: Record, sync: bool) -> io::Result<Record> {
         let tail = self.tail()?;
-        let (seq, prev, total) = match &tail.last {
-            Some((r, hash)) => (r.seq + 1, hash.clone(), r.total),
-            None => (1, GENESIS.to_owned(), 0),
-        };
+        let (seq, prev, total) = (tail.seq + 1, tail.hash.clone(), tail.total);
         record.seq = seq;
         record.id = id_of(seq);
         record.time_ms = now_ms();
@@ -138,19 +213,31 @@ impl<'a> Held<'a> {
         let hash = chain(&line);
         line.push(b'\n');
         let file = self.log()?;
-        // A line cut short by a crash is overwritten.
-        file.write_at(&line, tail.end)?;
         let end = tail.end + line.len() as u64;
-        if tail.len > end {
-            file.set_len(end)?;
+        let mut len = tail.len;
+        if !tail.room {
+            // A line a crash cut short goes.
+            file.set_len(tail.end)?;
+            len = tail.end;
         }
+        if end > len {
+            // Room for the records after this one, written now: their
+            // syncs then write into blocks the file has, with no metadata
+            // to commit (BENCHMARKS.md#the-floor).
+            len = end.next_multiple_of(ROOM);
+            line.resize(usize::try_from(len - tail.end).unwrap_or(usize::MAX), 0);
+        }
+        file.write_at(&line, tail.end)?;
         if sync {
             file.sync_data()?;
         }
         *self.tail.borrow_mut() = Some(Tail {
-            last: Some((record.clone(), hash)),
+            seq,
+            hash,
+            total: record.total,
             end,
-            len: end,
+            len,
+            room: true,
         });
         // The record is durable either way; a head not moved now is moved
         // by the next append or commit.
@@ -336,6 +423,124 @@ fn last_line(file: &File, len: u64) -> io::Result<(Option<Vec<u8>>, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writes with a journal in `dir`, and the journal's `verify`.
+    fn journaled(dir: &std::path::Path) -> (crate::Roots, crate::Config) {
+        let (root, journal) = (dir.join("root"), dir.join("journal"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&journal).unwrap();
+        let bounds = super::super::Bounds {
+            max_bytes: 1 << 30,
+            max_changes: 1000,
+            max_age_ms: i64::MAX,
+        };
+        let journal = Journal::open(Dir::from_path(&journal), bounds, None).unwrap();
+        let config = crate::Config {
+            journal: Some(std::sync::Arc::new(journal)),
+            admin: true,
+            ..crate::Config::default()
+        };
+        (crate::Roots::single(Dir::from_path(&root)), config)
+    }
+
+    fn write(roots: &crate::Roots, config: &crate::Config, content: &str) {
+        let request = serde_json::json!({"path": "a.txt", "content": content}).to_string();
+        let envelope = crate::pipeline::call(roots, request, config);
+        assert!(envelope.error.is_none(), "{}", envelope.text);
+    }
+
+    fn verified(roots: &crate::Roots, config: &crate::Config) -> serde_json::Value {
+        let request = r#"{"journal": "verify"}"#.to_owned();
+        let envelope = crate::pipeline::call(roots, request, config);
+        let answer: serde_json::Value = serde_json::from_str(&envelope.text).unwrap();
+        answer["verify"].clone()
+    }
+
+    /// A writer reads nothing of the log when it ends where the mark
+    /// says: a last record rewritten in place at the same length is
+    /// chained to as it was written, and `verify` finds it.
+    #[test]
+    fn a_record_rewritten_in_place_is_chained_to_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let (roots, config) = journaled(dir.path());
+        write(&roots, &config, "one\n");
+        write(&roots, &config, "two\n");
+        let log = dir.path().join("journal").join(LOG);
+        let text = std::fs::read_to_string(&log).unwrap();
+        let at = text.rfind("\"time_ms\":").unwrap() + "\"time_ms\":".len();
+        let mut bytes = text.into_bytes();
+        bytes[at] = if bytes[at] == b'1' { b'2' } else { b'1' };
+        std::fs::write(&log, bytes).unwrap();
+        write(&roots, &config, "three\n");
+        let verify = verified(&roots, &config);
+        assert_eq!(verify["ok"], false, "{verify}");
+        assert_eq!(verify["records"], 3, "{verify}");
+    }
+
+    /// The bytes after the log's last newline.
+    fn after_last_line(log: &std::path::Path) -> Vec<u8> {
+        let bytes = std::fs::read(log).unwrap();
+        let end = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        bytes[end..].to_vec()
+    }
+
+    /// The log keeps room at its end, zeros written ahead: the next
+    /// records are written into it without the file growing, and a line a
+    /// crash cut short in it is cleared by the next append.
+    #[test]
+    fn records_are_written_into_room_kept_at_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let (roots, config) = journaled(dir.path());
+        let log = dir.path().join("journal").join(LOG);
+        write(&roots, &config, "one\n");
+        let len = std::fs::metadata(&log).unwrap().len();
+        assert_eq!(len % ROOM, 0, "the room reaches a multiple of {ROOM}");
+        let room = after_last_line(&log);
+        assert!(!room.is_empty() && room.iter().all(|&b| b == 0));
+        write(&roots, &config, "two\n");
+        assert_eq!(
+            std::fs::metadata(&log).unwrap().len(),
+            len,
+            "written into the room"
+        );
+        let pending = std::fs::read(dir.path().join("journal").join(super::super::PENDING));
+        assert!(
+            pending.unwrap().ends_with(b" "),
+            "the cleared mark is padded, not cut"
+        );
+        // A line a crash cut short, at the complete lines' end.
+        let end = len - after_last_line(&log).len() as u64;
+        let file = std::fs::OpenOptions::new().write(true).open(&log).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&file, b"{\"seq\":3,\"id\"", end).unwrap();
+        drop(file);
+        write(&roots, &config, "three\n");
+        assert!(
+            after_last_line(&log).iter().all(|&b| b == 0),
+            "the cut line is gone"
+        );
+        let verify = verified(&roots, &config);
+        assert_eq!(verify["ok"], true, "{verify}");
+        assert_eq!(verify["records"], 3, "{verify}");
+    }
+
+    /// A mark older than the log (not synced, it can be after a power
+    /// loss) names an end the log has passed: the writer reads the log's
+    /// last record and chains to it.
+    #[test]
+    fn a_mark_behind_the_log_is_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (roots, config) = journaled(dir.path());
+        write(&roots, &config, "one\n");
+        let pending = dir.path().join("journal").join(super::super::PENDING);
+        let old_mark = std::fs::read(&pending).unwrap();
+        write(&roots, &config, "two\n");
+        std::fs::write(&pending, old_mark).unwrap();
+        write(&roots, &config, "three\n");
+        let verify = verified(&roots, &config);
+        assert_eq!(verify["ok"], true, "{verify}");
+        assert_eq!(verify["records"], 3, "{verify}");
+        assert_eq!(verify["head"]["seq"], 3, "{verify}");
+    }
 
     /// The last complete line is found whatever its length against the
     /// chunks read back, and a line a crash cut short is not one.

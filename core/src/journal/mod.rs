@@ -7,7 +7,8 @@
 //! reach it. Its layout:
 //!
 //! - `log`: one JSON line per record ([`Record`]), appended, each holding
-//!   the SHA-256 of the line before it;
+//!   the SHA-256 of the line before it, then zeros: room written ahead
+//!   for the next records, so that their syncs commit no metadata;
 //! - `objects/<digest>`: the content a change replaced, once per distinct
 //!   content, named by its [`Digest`] (keyed with `secret`): the replaced
 //!   file itself (a hard link to it, taken before the rename detaches it

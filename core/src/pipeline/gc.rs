@@ -24,10 +24,7 @@ const EVERY: u64 = 64;
 /// still be over its size bound.
 pub(super) fn make_room(held: &mut Held<'_>, added: u64, _config: &Config) -> io::Result<()> {
     let bounds = held.journal().bounds;
-    let (total, seq) = match held.last()? {
-        Some((last, _)) => (last.total, last.seq),
-        None => (0, 0),
-    };
+    let (total, seq) = (held.total()?, held.seq()?);
     let over = total.saturating_add(added) > bounds.max_bytes;
     if !over && (seq + 1) % EVERY != 0 {
         return Ok(());

@@ -130,10 +130,7 @@ fn restage_swept<'r, 'a>(
 
 /// The seq the next record gets.
 fn next_seq(held: &Held<'_>) -> Result<u64, ToolError> {
-    Ok(held
-        .last()
-        .map_err(|e| ToolError::journal_io(&e))?
-        .map_or(1, |(r, _)| r.seq + 1))
+    Ok(held.seq().map_err(|e| ToolError::journal_io(&e))? + 1)
 }
 
 /// Mark the commit of `staged` (and of the directories `more` a change of
