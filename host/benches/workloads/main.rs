@@ -36,7 +36,9 @@
 //! node of sandboxes runs them), `-- memory` (the sidecar's peak under
 //! the largest requests its settings admit), `-- tokens` (what a model
 //! pays to read each kind of answer, against two peers' answers) and
-//! `-- view` (a view of 1 MiB against W5).
+//! `-- view` (a view of 1 MiB against W5), `-- floor` (W1–W7 in the
+//! default configuration against a durable floor and a journaled one, and
+//! the MCP filesystem server where `WRITE_TOOL_BENCH_MCP_FS` names it).
 
 #![allow(clippy::print_stdout, reason = "a bench binary reports on stdout")]
 
@@ -49,6 +51,7 @@ mod busy;
 mod corpus;
 mod density;
 mod edits;
+mod floor;
 mod memory;
 mod modes;
 mod startup;
@@ -59,6 +62,7 @@ use busy::{SPIN, busy, spin};
 use corpus::*;
 use density::density;
 use edits::edits;
+use floor::{FLOOR_ROOT, floor, serve_floor};
 use memory::memory;
 use modes::*;
 use startup::startup;
@@ -125,6 +129,9 @@ fn main() {
     if std::env::var_os(SPIN).is_some() {
         spin();
     }
+    if let Some(root) = std::env::var_os(FLOOR_ROOT) {
+        serve_floor(Path::new(&root));
+    }
     // `cargo bench` passes `--bench`; a filter picks workloads by name.
     let filter: Vec<String> = std::env::args()
         .skip(1)
@@ -137,6 +144,10 @@ fn main() {
     }
     if filter == ["journal"] {
         journal_costs(cache.path());
+        return;
+    }
+    if filter == ["floor"] {
+        floor(cache.path());
         return;
     }
     if filter == ["density"] {
