@@ -22,8 +22,7 @@ fn sha256(bytes: &[u8]) -> String {
 
 /// The records of the journal's `log`.
 fn records(p: &Project) -> Vec<Value> {
-    fs::read_to_string(p.journal().join("log"))
-        .unwrap_or_default()
+    p.log_lines()
         .lines()
         .map(|l| serde_json::from_str(l).expect("record"))
         .collect()
@@ -276,11 +275,7 @@ fn verify_finds_a_removed_or_reordered_record() {
         p.put("a.txt", &format!("{i}\n"));
     }
     let log = p.journal().join("log");
-    let lines: Vec<String> = fs::read_to_string(&log)
-        .expect("log")
-        .lines()
-        .map(str::to_owned)
-        .collect();
+    let lines: Vec<String> = p.log_lines().lines().map(str::to_owned).collect();
     for (what, edited) in [
         (
             "removed",

@@ -11,8 +11,7 @@ use crate::support::{Project, decode, tool};
 
 /// The records of the journal's `log`.
 fn records(p: &Project) -> Vec<Value> {
-    fs::read_to_string(p.journal().join("log"))
-        .unwrap_or_default()
+    p.log_lines()
         .lines()
         .map(|l| serde_json::from_str(l).expect("record"))
         .collect()
@@ -166,7 +165,7 @@ fn a_deep_write_records_one_directory_and_its_revert_removes_all() {
     let path = format!("{}f.txt", "d/".repeat(400));
     let env = p.put(&path, "deep\n");
     assert_eq!(env.code(), None, "{}", env.text);
-    let log_len = fs::metadata(p.journal().join("log")).unwrap().len();
+    let log_len = p.log_lines().len();
     assert!(log_len < 8 << 10, "the record is {log_len} bytes");
     let record = records(&p).pop().unwrap();
     assert_eq!(record["files"][0]["dirs"], json!(["d"]), "{record}");

@@ -112,6 +112,14 @@ impl Project {
         self.base.join("journal")
     }
 
+    /// The journal's log up to its last newline: its records, without the
+    /// room of zeros kept after them (`docs/contract.md#journal`).
+    pub fn log_lines(&self) -> String {
+        let mut log = fs::read(self.journal().join("log")).unwrap_or_default();
+        log.truncate(log.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1));
+        String::from_utf8(log).expect("UTF-8 records")
+    }
+
     /// A host command ([`WriteTool::call_as_host`]), decoded as JSON: the
     /// envelope's `text` parsed for the journal's own requests.
     pub fn host(&self, arguments: Value) -> Value {

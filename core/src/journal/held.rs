@@ -37,6 +37,8 @@ struct Tail {
     seq: u64,
     hash: String,
     total: u64,
+    /// Where the last record's line starts.
+    start: u64,
     /// Where its complete lines end.
     end: u64,
     /// The log's length: more than `end` where room was written ahead
@@ -88,10 +90,9 @@ impl<'a> Held<'a> {
         Ok(self.log.get_or_init(|| file))
     }
 
-    /// The end of the log, found once per hold: from the mark, where it
-    /// says where the log ended after its head and the log still ends
-    /// there (no record was appended since without the head moving), else
-    /// from the log's last line.
+    /// The end of the log, found once per hold: from the mark, where the
+    /// line it says ends the log's records is there with the head's hash
+    /// and only room follows it, else from the log's last whole line.
     fn tail(&self) -> io::Result<Tail> {
         if let Some(tail) = self.tail.borrow().as_ref() {
             return Ok(tail.clone());
@@ -99,47 +100,34 @@ impl<'a> Held<'a> {
         let mark = self.mark()?;
         let file = self.log()?;
         let len = file.stat()?.len;
-        let at_mark = match (mark.head, mark.end, mark.total) {
-            (Some(head), Some(end), Some(total)) if end <= len && len - end <= 2 * ROOM => {
-                // Past the end the mark names, only room: no record was
-                // appended since without the head moving.
-                let room = file.read_at(end, len - end)?;
-                room.iter().all(|&b| b == 0).then_some(Tail {
-                    seq: head.seq,
-                    hash: head.hash,
-                    total,
-                    end,
-                    len,
-                    room: true,
-                })
-            }
-            _ => None,
-        };
-        let tail = match at_mark {
+        let head = mark.head.clone();
+        let tail = match at_mark(file, len, mark)? {
             Some(tail) => tail,
             None => {
-                let (line, end) = last_line(file, len)?;
+                let (line, start, end) = last_whole_line(file, len)?;
                 let room = file.read_at(end, len - end)?.iter().all(|&b| b == 0);
-                match line {
-                    None => Tail {
-                        seq: 0,
-                        hash: GENESIS.to_owned(),
-                        total: 0,
-                        end,
-                        len,
-                        room,
-                    },
+                let (seq, hash, total) = match line {
+                    None => (0, GENESIS.to_owned(), 0),
                     Some(line) => {
                         let record: Record = from_json(&line)?;
-                        Tail {
-                            seq: record.seq,
-                            hash: chain(&line),
-                            total: record.total,
-                            end,
-                            len,
-                            room,
-                        }
+                        // The head's own record, changed since it was
+                        // written: the next one chains to it as written,
+                        // so that `verify` finds the change.
+                        let hash = match head {
+                            Some(head) if head.seq == record.seq => head.hash,
+                            _ => chain(&line),
+                        };
+                        (record.seq, hash, record.total)
                     }
+                };
+                Tail {
+                    seq,
+                    hash,
+                    total,
+                    start,
+                    end,
+                    len,
+                    room,
                 }
             }
         };
@@ -152,7 +140,7 @@ impl<'a> Held<'a> {
     /// [`Held::total`], which do not read it.
     pub fn last(&self) -> io::Result<Option<(Record, String)>> {
         let len = self.tail()?.len;
-        match last_line(self.log()?, len)?.0 {
+        match last_whole_line(self.log()?, len)?.0 {
             None => Ok(None),
             Some(line) => Ok(Some((from_json(&line)?, chain(&line)))),
         }
@@ -177,11 +165,12 @@ impl<'a> Held<'a> {
         }))
     }
 
-    /// Where the log's complete lines end, and the journal's size: what
-    /// the mark keeps beside the head.
-    pub(super) fn ends(&self) -> io::Result<(u64, u64)> {
+    /// Where the last record's line starts and where the log's complete
+    /// lines end, and the journal's size: what the mark keeps beside the
+    /// head.
+    pub(super) fn ends(&self) -> io::Result<(u64, u64, u64)> {
         let tail = self.tail()?;
-        Ok((tail.end, tail.total))
+        Ok((tail.start, tail.end, tail.total))
     }
 
     /// Append `record`, numbered and chained after the last one, with the
@@ -196,16 +185,23 @@ impl<'a> Held<'a> {
         record.id = id_of(seq);
         record.time_ms = now_ms();
         record.prev = prev;
-        // The line's own length counts in the total: twice, since the
-        // total's digits are part of it.
+        // The line's own length counts in the total, and the total's
+        // digits in the line: serialized until the two agree, from the
+        // length of the line before it (most records are about as long).
+        let mut guess = (tail.end - tail.start).saturating_sub(1);
         let mut line = Vec::new();
-        for _ in 0..2 {
-            record.total = match record.kind {
-                super::Kind::Gc => record.total,
-                _ => total + record.bytes + line.len() as u64 + 1,
-            };
+        for _ in 0..4 {
+            if record.kind != super::Kind::Gc {
+                record.total = total + record.bytes + guess + 1;
+            }
             line = serde_json::to_vec(&record)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            // Four passes at most: a total one digit off at a power of
+            // ten would do no harm.
+            if record.kind == super::Kind::Gc || line.len() as u64 == guess {
+                break;
+            }
+            guess = line.len() as u64;
         }
         if line.len() > MAX_RECORD_BYTES {
             return Err(io::Error::from(io::ErrorKind::ArgumentListTooLong));
@@ -235,6 +231,7 @@ impl<'a> Held<'a> {
             seq,
             hash,
             total: record.total,
+            start: tail.end,
             end,
             len,
             room: true,
@@ -386,6 +383,56 @@ pub fn on_disk(size: u64) -> u64 {
     size.div_ceil(BLOCK) * BLOCK
 }
 
+/// The log's end as the mark says it is, if it still is: the line from
+/// `start` to `end` is there whole, with the head's hash, and only room
+/// (zeros) follows it up to `len`. A mark older than the log (a record
+/// appended without it, a log rewritten by the bounds since, a power loss
+/// that kept one and not the other) fails one of these.
+fn at_mark(file: &File, len: u64, mark: Mark) -> io::Result<Option<Tail>> {
+    let (Some(head), Some(start), Some(end), Some(total)) =
+        (mark.head, mark.start, mark.end, mark.total)
+    else {
+        return Ok(None);
+    };
+    if start >= end || end > len || len - start > MAX_RECORD_BYTES as u64 + 2 * ROOM {
+        return Ok(None);
+    }
+    let bytes = file.read_at(start, len - start)?;
+    let line_len = usize::try_from(end - start).unwrap_or(usize::MAX);
+    let whole = bytes.len() as u64 == len - start
+        && bytes[line_len - 1] == b'\n'
+        && chain(&bytes[..line_len - 1]) == head.hash
+        && bytes[line_len..].iter().all(|&b| b == 0);
+    Ok(whole.then_some(Tail {
+        seq: head.seq,
+        hash: head.hash,
+        total,
+        start,
+        end,
+        len,
+        room: true,
+    }))
+}
+
+/// The last whole line of the log (`len` bytes), where it starts and
+/// where the complete lines end. A line with a zero byte in it is not
+/// whole: a record written into room whose first page a power loss kept
+/// out (its sync had not returned, so its change was never made).
+fn last_whole_line(file: &File, len: u64) -> io::Result<(Option<Vec<u8>>, u64, u64)> {
+    let mut upto = len;
+    loop {
+        let (line, end) = last_line(file, upto)?;
+        match line {
+            Some(line) if line.contains(&0) => upto = end - line.len() as u64 - 1,
+            Some(line) => {
+                let start = end - line.len() as u64 - 1;
+                return Ok((Some(line), start, end));
+            }
+            None => return Ok((None, 0, end)),
+        }
+    }
+}
+
 /// The last complete line of the log (`len` bytes) and where the complete
 /// lines end.
 fn last_line(file: &File, len: u64) -> io::Result<(Option<Vec<u8>>, u64)> {
@@ -426,12 +473,16 @@ mod tests {
 
     /// Writes with a journal in `dir`, and the journal's `verify`.
     fn journaled(dir: &std::path::Path) -> (crate::Roots, crate::Config) {
+        journaled_keeping(dir, 1000)
+    }
+
+    fn journaled_keeping(dir: &std::path::Path, changes: u64) -> (crate::Roots, crate::Config) {
         let (root, journal) = (dir.join("root"), dir.join("journal"));
         std::fs::create_dir_all(&root).unwrap();
         std::fs::create_dir_all(&journal).unwrap();
         let bounds = super::super::Bounds {
             max_bytes: 1 << 30,
-            max_changes: 1000,
+            max_changes: changes,
             max_age_ms: i64::MAX,
         };
         let journal = Journal::open(Dir::from_path(&journal), bounds, None).unwrap();
@@ -508,10 +559,12 @@ mod tests {
             pending.unwrap().ends_with(b" "),
             "the cleared mark is padded, not cut"
         );
-        // A line a crash cut short, at the complete lines' end.
+        // A line a crash cut short, at the complete lines' end, longer
+        // than the record written over its start.
         let end = len - after_last_line(&log).len() as u64;
         let file = std::fs::OpenOptions::new().write(true).open(&log).unwrap();
-        std::os::unix::fs::FileExt::write_all_at(&file, b"{\"seq\":3,\"id\"", end).unwrap();
+        let cut = format!("{{\"seq\":3,\"id\":\"{}", "x".repeat(2000));
+        std::os::unix::fs::FileExt::write_all_at(&file, cut.as_bytes(), end).unwrap();
         drop(file);
         write(&roots, &config, "three\n");
         assert!(
@@ -521,6 +574,80 @@ mod tests {
         let verify = verified(&roots, &config);
         assert_eq!(verify["ok"], true, "{verify}");
         assert_eq!(verify["records"], 3, "{verify}");
+        // Each record's total is the one before it, what it saved, and its
+        // own line: the size the mark carries from hold to hold.
+        let text = std::fs::read_to_string(&log).unwrap();
+        let mut total = 0;
+        for line in text.trim_end_matches('\0').lines() {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap();
+            total += record["bytes"].as_u64().unwrap() + line.len() as u64 + 1;
+            assert_eq!(record["total"], total, "{line}");
+        }
+    }
+
+    /// A mark much shorter than the one before it (after a change of
+    /// many files) cuts the file rather than pad it.
+    #[test]
+    fn a_much_shorter_mark_cuts_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (roots, config) = journaled(dir.path());
+        let writes: Vec<_> = (0..60)
+            .map(|i| serde_json::json!({"path": format!("{i:0>100}.txt"), "content": "x\n"}))
+            .collect();
+        let request = serde_json::json!({ "writes": writes }).to_string();
+        let envelope = crate::pipeline::call(&roots, request, &config);
+        assert!(envelope.error.is_none(), "{}", envelope.text);
+        let pending = dir.path().join("journal").join(super::super::PENDING);
+        let len = std::fs::metadata(&pending).unwrap().len();
+        assert!(len < 1024, "the mark of 60 files is gone: {len} bytes");
+    }
+
+    /// A mark written before the bounds rewrote the log (a writer killed
+    /// after `journal gc`'s rewrite and before its mark moved, or a power
+    /// loss that kept the log and not the mark) names a line that is not
+    /// there any more: the next record follows the log's real last one.
+    #[test]
+    fn a_mark_from_before_the_bounds_rewrote_the_log_is_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (roots, config) = journaled_keeping(dir.path(), 2);
+        for i in 0..5 {
+            write(&roots, &config, &format!("{i}\n"));
+        }
+        let pending = dir.path().join("journal").join(super::super::PENDING);
+        let old_mark = std::fs::read(&pending).unwrap();
+        let gc = crate::pipeline::call(&roots, r#"{"journal": "gc"}"#.to_owned(), &config);
+        assert!(gc.error.is_none(), "{}", gc.text);
+        std::fs::write(&pending, old_mark).unwrap();
+        write(&roots, &config, "after\n");
+        let verify = verified(&roots, &config);
+        assert_eq!(verify["ok"], true, "{verify}");
+        assert_eq!(verify["head"]["seq"], 7, "the gc record is 6: {verify}");
+    }
+
+    /// A last record whose bytes a power loss kept out (zeros, or its
+    /// first page zeros and the rest there) while the mark naming it was
+    /// kept: it is not a record, and the next one takes its place.
+    #[test]
+    fn a_record_a_power_loss_kept_out_is_written_over() {
+        for kept in [0, 40] {
+            let dir = tempfile::tempdir().unwrap();
+            let (roots, config) = journaled(dir.path());
+            write(&roots, &config, "one\n");
+            write(&roots, &config, "two\n");
+            let log = dir.path().join("journal").join(LOG);
+            let mut bytes = std::fs::read(&log).unwrap();
+            let end = bytes.iter().rposition(|&b| b == b'\n').unwrap();
+            let start = bytes[..end].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+            // The line's bytes gone but its last `kept` and the newline.
+            let gone = if kept == 0 { end + 1 } else { end - kept };
+            bytes[start..gone].fill(0);
+            std::fs::write(&log, bytes).unwrap();
+            write(&roots, &config, "three\n");
+            let verify = verified(&roots, &config);
+            assert_eq!(verify["ok"], true, "kept {kept}: {verify}");
+            assert_eq!(verify["records"], 2, "kept {kept}: {verify}");
+            assert!(after_last_line(&log).iter().all(|&b| b == 0), "kept {kept}");
+        }
     }
 
     /// A mark older than the log (not synced, it can be after a power

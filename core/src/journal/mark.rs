@@ -52,9 +52,14 @@ pub struct Mark {
     /// written yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<Head>,
-    /// Where the log's complete lines ended when the head was written: a
-    /// writer that finds the log ending there reads nothing of it to
-    /// append (`None` in a mark an earlier version wrote).
+    /// Where the head's line starts and where the log's complete lines
+    /// ended when the head was written: a writer that finds that line
+    /// there, with the head's hash, and only room after it reads nothing
+    /// else of the log to append (`None` in a mark an earlier version
+    /// wrote).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<u64>,
+    /// See `start`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<u64>,
     /// The journal's size after the head's record.
@@ -164,8 +169,8 @@ impl Held<'_> {
         let mut mark = self.mark()?;
         mark.set_commit(None);
         mark.head = self.head()?;
-        let (end, total) = self.ends()?;
-        (mark.end, mark.total) = (Some(end), Some(total));
+        let (start, end, total) = self.ends()?;
+        (mark.start, mark.end, mark.total) = (Some(start), Some(end), Some(total));
         self.write_mark(mark)
     }
 

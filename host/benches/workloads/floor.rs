@@ -10,7 +10,8 @@
 //! - The **journaled floor** does the same and, before the rename, what
 //!   any journal that can undo must: links the old file into its
 //!   `objects` (by a hash of its content, so a content saved before is
-//!   not saved again) and appends a record to its log and syncs it.
+//!   not saved again) and writes a record into its log (into room of
+//!   zeros written ahead, as write-tool does) and syncs it.
 //!
 //! With `WRITE_TOOL_BENCH_MCP_FS` naming the npm MCP filesystem server's
 //! `dist/index.js` (`@modelcontextprotocol/server-filesystem`), it runs
@@ -22,6 +23,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::fs::{self, File, OpenOptions};
 use std::hash::{Hash, Hasher};
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -43,14 +45,19 @@ const MCP_FS: &str = "WRITE_TOOL_BENCH_MCP_FS";
 /// its input ends.
 pub(crate) fn serve_floor(root: &Path) -> ! {
     let journal = std::env::var_os(FLOOR_JOURNAL).map(PathBuf::from);
-    let mut log = journal.as_ref().map(|j| {
+    let log = journal.as_ref().map(|j| {
         fs::create_dir_all(j.join("objects")).expect("objects");
         OpenOptions::new()
             .create(true)
-            .append(true)
+            .truncate(true)
+            .read(true)
+            .write(true)
             .open(j.join("log"))
             .expect("log")
     });
+    // Records go into room written ahead, as write-tool's do: a sync that
+    // grows the file commits metadata too.
+    let (mut end, mut len) = (0u64, 0u64);
     let mut out = std::io::stdout().lock();
     let mut seq = 0u64;
     for line in std::io::stdin().lock().lines() {
@@ -67,7 +74,7 @@ pub(crate) fn serve_floor(root: &Path) -> ! {
             file.write_all(content.as_bytes()).expect("write");
             file.sync_all().expect("sync");
             drop(file);
-            if let (Some(log), Some(journal)) = (log.as_mut(), &journal) {
+            if let (Some(log), Some(journal)) = (log.as_ref(), &journal) {
                 let digest = old.as_ref().map(|old| {
                     let mut hasher = DefaultHasher::new();
                     old.hash(&mut hasher);
@@ -80,7 +87,14 @@ pub(crate) fn serve_floor(root: &Path) -> ! {
                     "seq": seq, "path": args["path"], "old": digest,
                     "old_size": old.as_ref().map(Vec::len), "new_size": content.len(),
                 });
-                writeln!(log, "{record}").expect("record");
+                let mut line = format!("{record}\n").into_bytes();
+                let at = end;
+                end += line.len() as u64;
+                if end > len {
+                    len = end.next_multiple_of(16 << 10);
+                    line.resize(usize::try_from(len - at).expect("room"), 0);
+                }
+                log.write_all_at(&line, at).expect("record");
                 log.sync_data().expect("sync log");
             }
             fs::rename(&temp, &path).expect("rename");

@@ -247,9 +247,9 @@ impl JournalDir {
 
     /// The last complete record of the log, read back from its end.
     pub(crate) fn last_record(&self) -> Option<serde_json::Value> {
-        // A record of many files is tens of KiB; the bound keeps a damaged
-        // log from being read whole.
-        const MAX: u64 = 4 << 20;
+        // The longest record and the room of zeros after it: a damaged
+        // log is not read whole.
+        const MAX: u64 = (4 << 20) + (32 << 10);
         let fd = open_file(&self.fd, "log")?;
         let len = rustix::fs::fstat(&fd).ok()?.st_size;
         let len = u64::try_from(len).ok()?;
