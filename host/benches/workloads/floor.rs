@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::corpus::{Workload, fresh_root, workloads};
-use crate::modes::{Mode, Serve, interleaved};
+use crate::modes::{Mode, Serve, exchange, interleaved};
 use crate::{ms, ratio};
 
 /// Set, the bench binary is a floor server for the root it names.
@@ -146,13 +146,7 @@ impl Mode for Floor<'_> {
     fn call(&mut self, i: usize) -> Duration {
         let request = (self.w.request)(i);
         let stdin = self.child.stdin.as_mut().expect("stdin");
-        self.line.clear();
-        let start = Instant::now();
-        stdin.write_all(request.as_bytes()).expect("send");
-        stdin.write_all(b"\n").expect("send");
-        stdin.flush().expect("flush");
-        self.stdout.read_line(&mut self.line).expect("receive");
-        let elapsed = start.elapsed();
+        let elapsed = exchange(stdin, &mut self.stdout, &mut self.line, &request);
         assert!(self.line.contains("success"), "{}", self.line);
         elapsed
     }

@@ -165,16 +165,27 @@ impl Mode for Serve<'_> {
     fn call(&mut self, i: usize) -> Duration {
         let request = (self.w.request)(i);
         let stdin = self.stdin.as_mut().expect("stdin");
-        self.line.clear();
-        let start = Instant::now();
-        stdin.write_all(request.as_bytes()).expect("send");
-        stdin.write_all(b"\n").expect("send");
-        stdin.flush().expect("flush");
-        self.stdout.read_line(&mut self.line).expect("receive");
-        let elapsed = start.elapsed();
+        let elapsed = exchange(stdin, &mut self.stdout, &mut self.line, &request);
         assert!(!self.line.contains("\"status\":\"error\""), "{}", self.line);
         elapsed
     }
+}
+
+/// One JSON line to a server and its answer into `line`, timed from the
+/// request written to the answer read.
+pub(crate) fn exchange(
+    stdin: &mut std::process::ChildStdin,
+    stdout: &mut BufReader<std::process::ChildStdout>,
+    line: &mut String,
+    request: &str,
+) -> Duration {
+    line.clear();
+    let start = Instant::now();
+    stdin.write_all(request.as_bytes()).expect("send");
+    stdin.write_all(b"\n").expect("send");
+    stdin.flush().expect("flush");
+    stdout.read_line(line).expect("receive");
+    start.elapsed()
 }
 
 /// Medians of each mode's calls, made in turn (call `i` in every mode,
