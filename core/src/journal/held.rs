@@ -100,8 +100,7 @@ impl<'a> Held<'a> {
         let mark = self.mark()?;
         let file = self.log()?;
         let len = file.stat()?.len;
-        let head = mark.head.clone();
-        let tail = match at_mark(file, len, mark)? {
+        let tail = match at_mark(file, len, &mark)? {
             Some(tail) => tail,
             None => {
                 let (line, start, end) = last_whole_line(file, len)?;
@@ -113,7 +112,7 @@ impl<'a> Held<'a> {
                         // The head's own record, changed since it was
                         // written: the next one chains to it as written,
                         // so that `verify` finds the change.
-                        let hash = match head {
+                        let hash = match mark.head {
                             Some(head) if head.seq == record.seq => head.hash,
                             _ => chain(&line),
                         };
@@ -388,9 +387,9 @@ pub fn on_disk(size: u64) -> u64 {
 /// (zeros) follows it up to `len`. A mark older than the log (a record
 /// appended without it, a log rewritten by the bounds since, a power loss
 /// that kept one and not the other) fails one of these.
-fn at_mark(file: &File, len: u64, mark: Mark) -> io::Result<Option<Tail>> {
+fn at_mark(file: &File, len: u64, mark: &Mark) -> io::Result<Option<Tail>> {
     let (Some(head), Some(start), Some(end), Some(total)) =
-        (mark.head, mark.start, mark.end, mark.total)
+        (&mark.head, mark.start, mark.end, mark.total)
     else {
         return Ok(None);
     };
@@ -403,9 +402,9 @@ fn at_mark(file: &File, len: u64, mark: Mark) -> io::Result<Option<Tail>> {
         && bytes[line_len - 1] == b'\n'
         && chain(&bytes[..line_len - 1]) == head.hash
         && bytes[line_len..].iter().all(|&b| b == 0);
-    Ok(whole.then_some(Tail {
+    Ok(whole.then(|| Tail {
         seq: head.seq,
-        hash: head.hash,
+        hash: head.hash.clone(),
         total,
         start,
         end,
@@ -473,25 +472,7 @@ mod tests {
 
     /// Writes with a journal in `dir`, and the journal's `verify`.
     fn journaled(dir: &std::path::Path) -> (crate::Roots, crate::Config) {
-        journaled_keeping(dir, 1000)
-    }
-
-    fn journaled_keeping(dir: &std::path::Path, changes: u64) -> (crate::Roots, crate::Config) {
-        let (root, journal) = (dir.join("root"), dir.join("journal"));
-        std::fs::create_dir_all(&root).unwrap();
-        std::fs::create_dir_all(&journal).unwrap();
-        let bounds = super::super::Bounds {
-            max_bytes: 1 << 30,
-            max_changes: changes,
-            max_age_ms: i64::MAX,
-        };
-        let journal = Journal::open(Dir::from_path(&journal), bounds, None).unwrap();
-        let config = crate::Config {
-            journal: Some(std::sync::Arc::new(journal)),
-            admin: true,
-            ..crate::Config::default()
-        };
-        (crate::Roots::single(Dir::from_path(&root)), config)
+        crate::pipeline::testing::journaled(dir, 1000)
     }
 
     fn write(roots: &crate::Roots, config: &crate::Config, content: &str) {
@@ -609,7 +590,7 @@ mod tests {
     #[test]
     fn a_mark_from_before_the_bounds_rewrote_the_log_is_not_trusted() {
         let dir = tempfile::tempdir().unwrap();
-        let (roots, config) = journaled_keeping(dir.path(), 2);
+        let (roots, config) = crate::pipeline::testing::journaled(dir.path(), 2);
         for i in 0..5 {
             write(&roots, &config, &format!("{i}\n"));
         }

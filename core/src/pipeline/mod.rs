@@ -58,6 +58,8 @@ mod session;
 mod single;
 mod stage;
 mod target;
+#[cfg(test)]
+pub(crate) mod testing;
 mod text;
 mod view;
 

@@ -263,11 +263,8 @@ fn clean(held: &Held<'_>, roots: &Roots, files: &[Left<'_, '_>], dirs: &[String]
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::fs::Dir;
-    use crate::journal::{Bounds, Journal};
 
     /// A change of five files whose writer died after three renames, and
     /// whose two other temp files a sweep took: the three are put back,
@@ -275,24 +272,12 @@ mod tests {
     #[test]
     fn a_change_whose_temp_files_were_swept_is_rolled_back() {
         let dir = tempfile::tempdir().unwrap();
-        let (root_path, journal_path) = (dir.path().join("root"), dir.path().join("journal"));
-        std::fs::create_dir(&root_path).unwrap();
-        std::fs::create_dir(&journal_path).unwrap();
+        let (roots, config) = crate::pipeline::testing::journaled(dir.path(), 1000);
+        let root_path = dir.path().join("root");
         let names: Vec<String> = (0..5).map(|i| format!("f{i}.txt")).collect();
         for name in &names {
             std::fs::write(root_path.join(name), "old\n").unwrap();
         }
-        let bounds = Bounds {
-            max_bytes: 1 << 30,
-            max_changes: 1000,
-            max_age_ms: i64::MAX,
-        };
-        let journal = Journal::open(Dir::from_path(&journal_path), bounds, None).unwrap();
-        let config = Config {
-            journal: Some(Arc::new(journal)),
-            ..Config::default()
-        };
-        let roots = Roots::single(Dir::from_path(&root_path));
         let writes: Vec<_> = names
             .iter()
             .map(|n| serde_json::json!({"path": n, "content": "new\n"}))
