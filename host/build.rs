@@ -140,6 +140,19 @@ fn leb128(out: &mut Vec<u8>, mut value: usize) {
     }
 }
 
+/// Panic messages name the source file they come from, and a dependency's
+/// is under `CARGO_HOME`: the same component built on another machine (or
+/// by another user) would differ by that path, and would show it. Mapped to
+/// `/cargo`, the bytes are the same wherever the tree is built, which the
+/// release's reproducibility rests on (`xtask/src/dist.rs`).
+fn remap_cargo_home() -> String {
+    let home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from("/nonexistent"));
+    format!("--remap-path-prefix={}=/cargo", home.display())
+}
+
 fn build_guest(out_dir: &Path) -> Result<PathBuf, String> {
     check_target_installed()?;
     let manifest_dir = manifest_dir()?;
@@ -162,10 +175,11 @@ fn build_guest(out_dir: &Path) -> Result<PathBuf, String> {
         // nested build only, not to the host.
         .args(["--config", "profile.release.codegen-units=1"])
         .args(["--config", "profile.release.lto=true"])
-        .args([
-            "--config",
-            "target.wasm32-wasip2.rustflags=[\"-Ctarget-feature=+simd128\"]",
-        ]);
+        .arg("--config")
+        .arg(format!(
+            "target.wasm32-wasip2.rustflags=[\"-Ctarget-feature=+simd128\", {:?}]",
+            remap_cargo_home()
+        ));
     for (key, _) in env::vars_os() {
         let Some(key) = key.to_str() else { continue };
         if key.starts_with("CARGO_PROFILE_")

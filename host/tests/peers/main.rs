@@ -19,6 +19,7 @@ use write_tool_test_support::bin_str;
 mod agent_loop;
 mod cli;
 mod deploy;
+mod dist;
 mod hosts;
 mod readme;
 mod servers;

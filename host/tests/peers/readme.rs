@@ -20,14 +20,14 @@ use crate::{bin_str, python, run, workspace};
 
 /// One fenced code block.
 #[derive(Debug)]
-struct Block {
-    lang: String,
-    text: String,
+pub(crate) struct Block {
+    pub(crate) lang: String,
+    pub(crate) text: String,
 }
 
 /// The fenced blocks of the Markdown file `path`, indented ones (inside a
 /// list item) included.
-fn blocks(path: &Path) -> Vec<Block> {
+pub(crate) fn blocks(path: &Path) -> Vec<Block> {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut blocks = Vec::new();
     let mut open: Option<(usize, String, String)> = None;
@@ -135,7 +135,11 @@ impl Sandbox {
                 .iter()
                 .any(|c| command.starts_with(c));
                 let line = line.replace("cargo run --release -p write-tool --", "write-tool");
-                if builds {
+                if let Some(out) = command.strip_prefix("cargo xtask dist --out ") {
+                    // The release of the binary under test, built once.
+                    let built = crate::dist::built().to_str().expect("utf-8").to_owned();
+                    format!("cp -R '{built}' {out}  # {line}\n")
+                } else if builds {
                     format!("true  # run by CI itself: {line}\n")
                 } else {
                     format!("{line}\n")
@@ -185,6 +189,8 @@ fn every_readme_block_is_one_this_module_runs() {
         "examples/python/README.md",
         "examples/wasmtime-cli/README.md",
         "host/tests/peers/schemas/README.md",
+        "packages/node/README.md",
+        "packages/python/README.md",
         "tests/all/collision/README.md",
     ];
     let found: Vec<String> = readmes()
@@ -282,6 +288,11 @@ fn the_main_readme_runs_as_written() {
     );
     // Claude's text editor: a create, then an insert at the top.
     assert_eq!(sandbox.demo_file("docs/todo.md"), "# To do\n- ship\n");
+    // Installed without Rust: the wheel, the npm package, the bundle.
+    for name in ["from-python.txt", "from-node.txt"] {
+        assert_eq!(sandbox.demo_file(name), "hi\n", "{name}");
+    }
+    assert_eq!(sandbox.demo_file("from-bundle.txt"), "hi");
 }
 
 /// The README's Wassette policy: what Wassette reads from a component's
@@ -443,6 +454,10 @@ fn what_the_readmes_leave_behind_is_ignored() {
         "examples/node/node_modules/x/index.js",
         "examples/node/gen/write_tool.js",
         "examples/node/write_tool.wasm",
+        // The install section's: the dist, its Node app and the bundle.
+        "dist/dist.json",
+        "agent/package.json",
+        "bundle/manifest.json",
     ] {
         let out = git(&["check-ignore", "-q", left]).expect("git");
         assert!(out.status.success(), "{left} is not ignored");
