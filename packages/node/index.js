@@ -7,6 +7,7 @@
 // the root, when one is given. The envelope and every rule are in the
 // project's docs/contract.md.
 
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -81,6 +82,44 @@ function realParent(wanted) {
   }
 }
 
+const inside = (p, dir) => {
+  const rel = path.relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+// The root's own journal below `base`, made private where missing. `base`
+// holds one journal per root, named as the CLI names it (the first 16
+// bytes of the SHA-256 of the root's real path, in hex), so that a tool on
+// another root given the same base cannot revert this root's changes into
+// its own. A base inside the root (a model could rewrite the journal) or
+// holding it (a call could write the journals), another user's, or one
+// others may write is refused before anything is made.
+function ownJournal(root, base) {
+  const wanted = realParent(path.resolve(base));
+  if (inside(wanted, root)) {
+    throw new RootError(
+      `the journal ${wanted} lies inside the root ${root}: a model could reach it there; keep it outside`,
+    );
+  }
+  if (inside(root, wanted)) {
+    throw new RootError(
+      `the root ${root} lies inside the journal ${wanted}: a call could write the journals there; keep them apart`,
+    );
+  }
+  mkdirSync(wanted, { recursive: true, mode: 0o700 });
+  const real = directory(wanted, 'the journal');
+  const stat = statSync(real);
+  if ((process.getuid && stat.uid !== process.getuid()) || (stat.mode & 0o022) !== 0) {
+    throw new RootError(
+      `the journal ${real} is another user's or others may write it: give a directory of your own that only you can write`,
+    );
+  }
+  const key = createHash('sha256').update(root).digest('hex').slice(0, 32);
+  const own = path.join(real, key);
+  mkdirSync(own, { recursive: true, mode: 0o700 });
+  return own;
+}
+
 /** One envelope: what a call did, for a program and for a model. */
 export class Result {
   constructor(envelope) {
@@ -105,25 +144,16 @@ export class Result {
 export class WriteTool {
   /**
    * `root` must be an existing directory: the only one the component can
-   * change. `journal`, a directory outside it (made if missing), records
-   * every change so that `revert` can take it back.
+   * change. `journal`, a directory of the user's outside it (made, private,
+   * if missing), keeps each root's journal in a folder of its own, so that
+   * `revert` can take a change back.
    */
   constructor({ root, journal } = {}) {
     if (root === undefined) throw new RootError('a root is not a usable directory: none was given');
     this.root = directory(root, 'a root');
     this.journal = null;
     if (journal !== undefined && journal !== null) {
-      // Refused before anything is made: a journal in the root would be a
-      // model's to rewrite.
-      const wanted = path.resolve(journal);
-      const rel = path.relative(this.root, realParent(wanted));
-      if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
-        throw new RootError(
-          `the journal ${wanted} lies inside the root ${this.root}: a model could reach it there; keep it outside`,
-        );
-      }
-      mkdirSync(wanted, { recursive: true, mode: 0o700 });
-      this.journal = directory(wanted, 'the journal');
+      this.journal = ownJournal(this.root, journal);
     }
   }
 

@@ -95,20 +95,23 @@ pub fn run(command: &mut Command) -> Result<std::process::Output> {
 }
 
 /// What `out` holds now: nothing, or a dist this command built (which it
-/// replaces). Anything else is refused, named, and left alone.
+/// replaces). Anything else, at any depth, is refused, named, and left
+/// alone.
 fn check_out(out: &Path) -> Result<bool> {
-    let Ok(entries) = fs::read_dir(out) else {
-        if out.exists() {
-            bail!("{} is not a directory; nothing was built", out.display());
+    match fs::symlink_metadata(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e).with_context(|| format!("cannot look at {}", out.display())),
+        Ok(m) if !m.is_dir() => {
+            bail!(
+                "{} is not a directory; nothing was built or removed",
+                out.display()
+            )
         }
-        return Ok(false);
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    if names.is_empty() {
+        Ok(_) => {}
+    }
+    let mut found = Vec::new();
+    walk(out, Path::new(""), &mut found)?;
+    if found.is_empty() {
         return Ok(false);
     }
     let earlier: Option<Dist> = fs::read(out.join("dist.json"))
@@ -119,43 +122,83 @@ fn check_out(out: &Path) -> Result<bool> {
             "{} holds files that are not a dist ({}); choose an empty or new folder. \
              Nothing was built or removed.",
             out.display(),
-            names.join(", ")
+            shown(&found)
         );
     };
-    let known: Vec<&str> = earlier
-        .artifacts
-        .iter()
-        .map(|e| e.file.as_str())
-        .chain(["dist.json"])
-        .collect();
-    let strangers: Vec<&String> = names
-        .iter()
-        .filter(|n| !known.contains(&n.as_str()))
+    let strangers: Vec<(String, bool)> = found
+        .into_iter()
+        .filter(|(name, is_file)| !of_a_dist(&earlier, name, *is_file))
         .collect();
     if !strangers.is_empty() {
         bail!(
             "{} holds a dist and other files ({}); move them away first. Nothing was built \
              or removed.",
             out.display(),
-            strangers
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            shown(&strangers)
         );
     }
     Ok(true)
 }
 
+fn shown(found: &[(String, bool)]) -> String {
+    let mut names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).take(10).collect();
+    if found.len() > 10 {
+        names.push("…");
+    }
+    names.join(", ")
+}
+
+/// Everything under `dir` (relative names, links not followed), and
+/// whether each is a plain file; a folder is listed before what it holds.
+fn walk(dir: &Path, rel: &Path, found: &mut Vec<(String, bool)>) -> Result<()> {
+    let mut entries: Vec<_> = fs::read_dir(dir.join(rel))
+        .with_context(|| format!("read {}", dir.join(rel).display()))?
+        .collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = rel.join(entry.file_name());
+        let kind = entry.file_type()?;
+        found.push((name.to_string_lossy().into_owned(), kind.is_file()));
+        if kind.is_dir() {
+            walk(dir, &name, found)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `name` is what the dist `earlier` wrote: its artifacts,
+/// `dist.json`, and the OCI layout's own files.
+fn of_a_dist(earlier: &Dist, name: &str, is_file: bool) -> bool {
+    let artifact = earlier
+        .artifacts
+        .iter()
+        .any(|e| e.kind != "oci" && e.file == name);
+    let layout = match name.strip_prefix("oci/blobs/sha256/") {
+        Some(hex) => is_file && hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()),
+        None => {
+            matches!(name, "oci/oci-layout" | "oci/index.json") && is_file
+                || matches!(name, "oci" | "oci/blobs" | "oci/blobs/sha256") && !is_file
+        }
+    };
+    (artifact || name == "dist.json") && is_file || layout
+}
+
 /// Build every artifact into `options.out`.
 pub fn dist(options: &Options, say: &mut dyn FnMut(&str)) -> Result<Dist> {
-    let replaces = check_out(&options.out)?;
+    check_out(&options.out)?;
     let release = Release::new(options.epoch)?;
     let component = component(&options.binary, &options.work)?;
-    let stage = staging(&options.out)?;
-    let built = build(options, &release, &component, &stage);
-    let dist = match built {
+    let stage = staging(&options.out, "partial")?;
+    let dist = match build(options, &release, &component, &stage) {
         Ok(dist) => dist,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&stage);
+            return Err(e);
+        }
+    };
+    // Looked at again: the folder may have changed while the build ran.
+    let replaces = match check_out(&options.out) {
+        Ok(replaces) => replaces,
         Err(e) => {
             let _ = fs::remove_dir_all(&stage);
             return Err(e);
@@ -163,13 +206,27 @@ pub fn dist(options: &Options, say: &mut dyn FnMut(&str)) -> Result<Dist> {
     };
     if replaces {
         say(&format!("replacing the dist in {}", options.out.display()));
-        fs::remove_dir_all(&options.out)
-            .with_context(|| format!("remove the earlier dist in {}", options.out.display()))?;
-    } else if options.out.exists() {
-        fs::remove_dir(&options.out)?;
+        // The earlier dist is moved aside before the new one moves in, and
+        // removed last: a kill in between leaves both, named.
+        let aside = staging(&options.out, "old")?;
+        fs::rename(&options.out, &aside)
+            .with_context(|| format!("move the earlier dist in {} aside", options.out.display()))?;
+        fs::rename(&stage, &options.out).with_context(|| {
+            format!(
+                "move the dist into {} (the earlier one is in {})",
+                options.out.display(),
+                aside.display()
+            )
+        })?;
+        fs::remove_dir_all(&aside)
+            .with_context(|| format!("remove the earlier dist, moved to {}", aside.display()))?;
+    } else {
+        if options.out.exists() {
+            fs::remove_dir(&options.out)?;
+        }
+        fs::rename(&stage, &options.out)
+            .with_context(|| format!("move the dist into {}", options.out.display()))?;
     }
-    fs::rename(&stage, &options.out)
-        .with_context(|| format!("move the dist into {}", options.out.display()))?;
     for entry in &dist.artifacts {
         say(&format!(
             "{:<12} {}",
@@ -180,8 +237,9 @@ pub fn dist(options: &Options, say: &mut dyn FnMut(&str)) -> Result<Dist> {
     Ok(dist)
 }
 
-/// A fresh folder beside `out`, on the same file system.
-fn staging(out: &Path) -> Result<PathBuf> {
+/// A new folder of a name no one else uses, beside `out` (on the same
+/// file system, so that it moves into place by a rename).
+fn staging(out: &Path, what: &str) -> Result<PathBuf> {
     let name = out
         .file_name()
         .context("the output folder has no name")?
@@ -191,12 +249,11 @@ fn staging(out: &Path) -> Result<PathBuf> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     fs::create_dir_all(parent).with_context(|| format!("create {}", parent.display()))?;
-    let stage = parent.join(format!(".{name}.partial"));
-    if stage.exists() {
-        fs::remove_dir_all(&stage)?;
-    }
-    fs::create_dir(&stage)?;
-    Ok(stage)
+    let dir = tempfile::Builder::new()
+        .prefix(&format!(".{name}.{what}-"))
+        .tempdir_in(parent)
+        .with_context(|| format!("make a folder in {}", parent.display()))?;
+    Ok(dir.keep())
 }
 
 /// The component, as `write-tool component` writes it.

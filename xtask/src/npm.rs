@@ -45,6 +45,7 @@ pub fn build(options: &Options, component: &[u8], out: &Path) -> Result<String> 
             "write_tool",
         ])
         .args(["--instantiation", "sync", "--quiet"]))?;
+    normalize_modes(&stage)?;
     run(Command::new("npm")
         .current_dir(&stage)
         .args(["pack", "--silent", "--pack-destination"])
@@ -54,6 +55,27 @@ pub fn build(options: &Options, component: &[u8], out: &Path) -> Result<String> 
         bail!("npm pack wrote no {file} in {}", out.display());
     }
     Ok(file)
+}
+
+/// Every file packed 0644 and every folder 0755: `npm pack` keeps the
+/// modes the files have, which the umask of the build decided.
+fn normalize_modes(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_name() == "node_modules" {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        let mode = if kind.is_dir() { 0o755 } else { 0o644 };
+        if kind.is_dir() || kind.is_file() {
+            fs::set_permissions(entry.path(), fs::Permissions::from_mode(mode))?;
+        }
+        if kind.is_dir() {
+            normalize_modes(&entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// jco and the shim in `stage/node_modules`, as `package-lock.json` pins

@@ -210,6 +210,7 @@ pub fn verify(at: &str, key: &str) -> Result<Verified> {
         let manifest: Manifest =
             serde_json::from_slice(&bytes).context("the manifest is not an OCI image manifest")?;
         signed(&client, &reference, &key, &manifest_digest).await?;
+        same_release(&reference, &manifest)?;
         if manifest.config.media_type != CONFIG_TYPE {
             bail!(
                 "the config is {}, not a Wasm config",
@@ -218,7 +219,7 @@ pub fn verify(at: &str, key: &str) -> Result<Verified> {
         }
         let mut component = None;
         for layer in manifest.layers.iter().chain([&manifest.config]) {
-            let blob = blob(&client, &reference, &layer.digest, layer.size).await?;
+            let blob = blob(&client, &reference, layer).await?;
             if layer.media_type == WASM_TYPE {
                 if component.is_some() {
                     bail!("the manifest holds more than one component layer");
@@ -266,12 +267,13 @@ async fn signed(
         .iter()
         .filter(|l| l.media_type == sign::PAYLOAD_TYPE)
     {
-        let payload = blob(client, &at, &layer.digest, layer.size).await?;
+        let payload = blob(client, &at, layer).await?;
         match sign::check(
             key,
             &payload,
             layer.annotations.get(sign::SIGNATURE_ANNOTATION),
             manifest_digest,
+            &format!("{}/{}", reference.registry(), reference.repository()),
         ) {
             Ok(()) => return Ok(()),
             Err(e) => refusals.push(e.to_string()),
@@ -283,29 +285,89 @@ async fn signed(
     bail!("no signature at {tag} verifies: {}", refusals.join("; "))
 }
 
-/// The blob `digest`, checked against it and against `size`.
-async fn blob(client: &Client, reference: &Reference, digest: &str, size: u64) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    match client.pull_blob(reference, digest, &mut bytes).await {
-        Ok(()) => {}
-        // The client checks what it streams against the digest.
-        Err(oci_client::errors::OciDistributionError::DigestError(e)) => {
-            bail!(
-                "the blob {digest} the registry served does not hash to its digest: it was altered ({e})"
-            )
-        }
-        Err(e) => return Err(e).with_context(|| format!("cannot fetch the blob {digest}")),
+/// The most a blob of `media_type` may be before it is fetched: a
+/// registry (or whoever can push a signature tag) must not be able to make
+/// a verify hold more than this in memory. A component is a few MiB; the
+/// rest are small JSON and YAML documents.
+fn most(media_type: &str) -> u64 {
+    if media_type == WASM_TYPE {
+        256 << 20
+    } else {
+        1 << 20
     }
-    if crate::oci::digest(&bytes) != digest {
-        bail!("the blob {digest} the registry served does not hash to its digest: it was altered");
-    }
-    if bytes.len() as u64 != size {
+}
+
+/// The blob `digest` of `media_type`, checked against it and against
+/// `size`, read no further than `size` (itself bounded by [`most`]).
+async fn blob(
+    client: &Client,
+    reference: &Reference,
+    descriptor: &crate::oci::Descriptor,
+) -> Result<Vec<u8>> {
+    use futures_util::StreamExt as _;
+    let (digest, size) = (&descriptor.digest, descriptor.size);
+    if size > most(&descriptor.media_type) {
         bail!(
-            "the blob {digest} is {} bytes, not the {size} its manifest says",
+            "the blob {digest} is said to be {size} bytes, more than a {} may be",
+            descriptor.media_type
+        );
+    }
+    let mut stream = client
+        .pull_blob_stream(reference, digest.as_str())
+        .await
+        .with_context(|| format!("cannot fetch the blob {digest}"))?
+        .stream;
+    let mut bytes = Vec::new();
+    let mut failed = None;
+    while let Some(chunk) = stream.next().await {
+        match chunk {
+            Ok(chunk) => {
+                if (bytes.len() + chunk.len()) as u64 > size {
+                    bail!("the blob {digest} is longer than the {size} bytes its manifest says");
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    if crate::oci::digest(&bytes) != *digest {
+        if bytes.len() as u64 == size {
+            bail!(
+                "the blob {digest} the registry served does not hash to its digest: it was altered"
+            );
+        }
+        let why = failed.map(|e| format!(": {e}")).unwrap_or_default();
+        bail!(
+            "the blob {digest} came short, {} of {size} bytes{why}",
             bytes.len()
         );
     }
     Ok(bytes)
+}
+
+/// A tag that names a version must find that version's manifest: an older
+/// release, signed in its day, put under a newer tag is refused.
+fn same_release(reference: &Reference, manifest: &Manifest) -> Result<()> {
+    let Some(tag) = reference.tag() else {
+        return Ok(());
+    };
+    let named = tag.strip_prefix('v').unwrap_or(tag);
+    if !named.starts_with(|c: char| c.is_ascii_digit()) {
+        return Ok(());
+    }
+    let version = manifest
+        .annotations
+        .get("org.opencontainers.image.version")
+        .map_or("none", String::as_str);
+    if version != named {
+        bail!(
+            "the tag {tag} names a version, and the signed manifest under it is of version {version}"
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

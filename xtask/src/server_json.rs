@@ -52,7 +52,9 @@ pub fn build(release: &Release, mcpb_sha256: &str, out: &Path) -> Result<String>
                     {
                         "type": "named",
                         "name": "--mount",
-                        "value": "type=bind,src={project_dir},dst=/workspace",
+                        // Quoted as the CSV docker reads `--mount` with: a
+                        // comma in the path cannot add a field of its own.
+                        "value": "type=bind,\"src={project_dir}\",dst=/workspace",
                         "variables": {
                             "project_dir": {
                                 "description": "The one directory the tools may read and change",

@@ -99,13 +99,16 @@ pub fn public_key(pem: &str) -> Result<VerifyingKey> {
 }
 
 /// Whether `payload` (already checked against its digest) carries a
-/// signature by `key` in `annotation` and names `manifest_digest`; the
-/// error says which part failed.
+/// signature by `key` in `annotation` and names `manifest_digest` at
+/// `repository` (`HOST[:PORT]/REPO`: a signature made for another
+/// repository, copied beside this one, is not this one's); the error says
+/// which part failed.
 pub fn check(
     key: &VerifyingKey,
     payload: &[u8],
     annotation: Option<&String>,
     manifest_digest: &str,
+    repository: &str,
 ) -> Result<()> {
     let annotation = annotation.context("the signature layer carries no signature")?;
     let der = base64::engine::general_purpose::STANDARD
@@ -127,6 +130,12 @@ pub fn check(
             "the signature is for the manifest {signed}, not for {manifest_digest}: \
              the manifest was swapped"
         );
+    }
+    let signed_for = value["critical"]["identity"]["docker-reference"]
+        .as_str()
+        .unwrap_or("");
+    if signed_for != repository {
+        bail!("the signature was made for {signed_for}, not for {repository}");
     }
     Ok(())
 }

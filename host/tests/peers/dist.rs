@@ -19,17 +19,21 @@ use xtask::{Dist, Options};
 
 use crate::{bin_str, installed, peers_dir, python, run, workspace};
 
-/// A dist built into `out` from the binary under test.
-fn build(out: &Path) -> anyhow::Result<Dist> {
-    let options = Options {
+/// What a dist into `out` from the binary under test is built from.
+fn options(out: &Path) -> Options {
+    Options {
         out: out.to_path_buf(),
         binary: PathBuf::from(bin_str()),
         workspace: workspace(),
         work: peers_dir().join("xtask"),
         python: python().to_path_buf(),
         epoch: xtask::release::source_date_epoch(&workspace()).expect("epoch"),
-    };
-    xtask::dist(&options, &mut |_| {})
+    }
+}
+
+/// A dist built into `out` from the binary under test.
+fn build(out: &Path) -> anyhow::Result<Dist> {
+    xtask::dist(&options(out), &mut |_| {})
 }
 
 /// The dist every test reads, built once.
@@ -106,6 +110,54 @@ fn every_artifact_carries_the_clis_component_and_two_builds_agree() {
         assert!(listing.lines().any(|l| l == file), "{file} in {listing}");
     }
 
+    // The layout as Wassette and wkg read it, in their own words.
+    let layout = xtask::oci::Artifact::read_layout(&built().join("oci")).expect("layout");
+    let manifest: serde_json::Value = serde_json::from_slice(&layout.manifest).expect("JSON");
+    assert_eq!(
+        manifest["artifactType"],
+        "application/vnd.wasm.component.v1+wasm"
+    );
+    assert_eq!(
+        manifest["config"]["mediaType"],
+        "application/vnd.wasm.config.v0+json"
+    );
+    assert_eq!(manifest["layers"][0]["mediaType"], "application/wasm");
+    assert_eq!(
+        manifest["layers"][1]["mediaType"],
+        "application/vnd.wasm.policy.v1+yaml"
+    );
+    for key in ["title", "description", "version", "source", "licenses"] {
+        let value = &manifest["annotations"][format!("org.opencontainers.image.{key}")];
+        assert!(
+            value.as_str().is_some_and(|v| !v.is_empty()),
+            "{key}: {manifest}"
+        );
+    }
+    let epoch = xtask::release::source_date_epoch(&workspace()).expect("epoch");
+    let config_digest = manifest["config"]["digest"].as_str().expect("digest");
+    let config: serde_json::Value =
+        serde_json::from_slice(&layout.blobs[config_digest]).expect("config");
+    assert_eq!(config["created"], xtask::release::rfc3339(epoch));
+    assert_eq!(
+        (&config["architecture"], &config["os"]),
+        (&"wasm".into(), &"wasip2".into())
+    );
+    assert_eq!(config["layerDigests"], serde_json::json!([layer]));
+    let policy_digest = manifest["layers"][1]["digest"].as_str().expect("digest");
+    let policy = run(Command::new(python())
+        .args([
+            "-c",
+            "import sys, yaml, json; print(json.dumps(yaml.safe_load(sys.argv[1])))",
+        ])
+        .arg(String::from_utf8(layout.blobs[policy_digest].clone()).expect("utf-8")));
+    let policy: serde_json::Value = serde_json::from_slice(&policy.stdout).expect("policy");
+    assert_eq!(policy["version"], "1.0");
+    assert_eq!(
+        policy["permissions"],
+        serde_json::json!({"storage": {"allow": [{"uri": "fs:///workspace", "access": ["read", "write"]}]}}),
+        "the policy grants the one directory and nothing else"
+    );
+
     // A second build of the same tree, into another folder: the same bytes.
     let again = tempfile::tempdir().expect("tempdir");
     let second = build(&again.path().join("dist")).expect("second dist");
@@ -139,6 +191,22 @@ fn a_dist_refuses_a_folder_holding_other_files_and_replaces_its_own() {
     let earlier = dir.path().join("earlier");
     copy(built(), &earlier);
     fs::write(earlier.join("server.json"), "stale").expect("write");
+    // A build that fails leaves the earlier dist as it was, and no folder
+    // of its own behind.
+    let failing = Options {
+        binary: PathBuf::from("/bin/false"),
+        ..options(&earlier)
+    };
+    xtask::dist(&failing, &mut |_| {}).expect_err("no component from /bin/false");
+    assert_eq!(
+        fs::read_to_string(earlier.join("server.json")).expect("kept"),
+        "stale"
+    );
+    assert_eq!(
+        fs::read_dir(dir.path()).expect("list").count(),
+        2,
+        "no staging left"
+    );
     let dist = build(&earlier).expect("replaces an earlier dist");
     assert_eq!(
         sha256(&fs::read(earlier.join("server.json")).expect("read")),
@@ -148,6 +216,18 @@ fn a_dist_refuses_a_folder_holding_other_files_and_replaces_its_own() {
     let said = format!("{:#}", build(&earlier).expect_err("a stranger in a dist"));
     assert!(said.contains("keep.me"), "{said}");
     assert!(earlier.join("dist.json").is_file() && earlier.join("keep.me").is_file());
+    fs::remove_file(earlier.join("keep.me")).expect("remove");
+    // A stranger deeper down is one too.
+    fs::write(earlier.join("oci/mine.txt"), "x").expect("write");
+    let said = format!(
+        "{:#}",
+        build(&earlier).expect_err("a stranger in the layout")
+    );
+    assert!(said.contains("oci/mine.txt"), "{said}");
+    assert_eq!(
+        fs::read_to_string(earlier.join("oci/mine.txt")).expect("kept"),
+        "x"
+    );
 }
 
 fn copy(from: &Path, to: &Path) {
@@ -183,12 +263,8 @@ sys.exit(1 if errors else 0)
         listed().get("mcpb").expect("mcpb").sha256
     );
     assert_eq!(entry["packages"][1]["registryType"], "oci");
-    assert!(
-        entry["remotes"][0]["url"]
-            .as_str()
-            .expect("url")
-            .contains('{')
-    );
+    assert_eq!(entry["remotes"][0]["url"], "http://{sidecar}/mcp");
+    assert_eq!(entry["remotes"][0]["type"], "streamable-http");
     // An entry the schema refuses is refused: the check can fail.
     let bad = tempfile::NamedTempFile::new().expect("temp");
     fs::write(
@@ -322,6 +398,9 @@ fn the_wheel_installs_into_a_fresh_virtualenv_and_its_tests_pass_there() {
         .arg(&tests)
         .current_dir(scratch.path())
         .env("WRITETOOL_CLI", bin_str())
+        // A host's setting in the process's environment: the package must
+        // not hand it to the component (its tests write).
+        .env("WRITE_TOOL_READ_ONLY", "1")
         .env_remove("PYTHONPATH"));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -362,7 +441,7 @@ fn readme_block(readme: &str, lang: &str, root: &Path, journal: &Path) -> String
 /// What the packages' README blocks do: a write, an edit and its revert.
 fn assert_readme_ran(stdout: &str, root: &Path) {
     assert!(stdout.contains("success Created 'hello.txt'"), "{stdout}");
-    assert!(stdout.contains("hello"), "the view: {stdout}");
+    assert!(stdout.contains("     1\thello"), "the view: {stdout}");
     assert_eq!(
         fs::read_to_string(root.join("hello.txt")).expect("read"),
         "hi\n",
@@ -389,7 +468,8 @@ fn the_npm_package_installs_into_a_fresh_folder_and_its_tests_pass_there() {
     let output = run(Command::new("node")
         .args(["--test", "test/"])
         .current_dir(&app)
-        .env("WRITETOOL_CLI", bin_str()));
+        .env("WRITETOOL_CLI", bin_str())
+        .env("WRITE_TOOL_READ_ONLY", "1"));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("# fail 0") && !stdout.contains("# pass 0"),
@@ -579,6 +659,17 @@ fn verify_refuses_another_key_an_unsigned_artifact_a_swapped_manifest_and_an_alt
 
     let said = refused(&signed, &other);
     assert!(said.contains("not made with this key"), "{said}");
+    // A digest pinned in the reference is the one the manifest must have.
+    let pinned = format!(
+        "{}/write-tool/component@sha256:{}",
+        registry.addr,
+        "0".repeat(64)
+    );
+    let said = refused(&pinned, &public);
+    assert!(
+        said.contains("no manifest") || said.contains("hashes to"),
+        "{said}"
+    );
 
     let unsigned = format!("{}/write-tool/other:unsigned", registry.addr);
     xtask::registry::push(&built().join("oci"), &unsigned, None).expect("push");
@@ -616,6 +707,114 @@ fn verify_refuses_another_key_an_unsigned_artifact_a_swapped_manifest_and_an_alt
     fs::write(&file, bytes).expect("alter");
     let said = refused(&signed, &public);
     assert!(said.contains("altered"), "{said}");
+}
+
+#[test]
+fn verify_refuses_a_signature_for_another_repository_and_an_older_release_under_a_newer_tag() {
+    let Some(registry) = Registry::start() else {
+        return;
+    };
+    let keys = tempfile::tempdir().expect("tempdir");
+    let (private, public) = key_pair(keys.path(), "ours");
+    let published = xtask::registry::push(
+        &built().join("oci"),
+        &format!("{}/write-tool/component:signed", registry.addr),
+        Some(&text(&private)),
+    )
+    .expect("push");
+    let refused = |at: &str, key: &Path| {
+        format!(
+            "{:#}",
+            xtask::registry::verify(at, &text(key)).expect_err("refused")
+        )
+    };
+
+    // A signature made for another repository, copied beside this one.
+    let elsewhere = format!("{}/write-tool/elsewhere:signed", registry.addr);
+    xtask::registry::push(&built().join("oci"), &elsewhere, Some(&text(&private))).expect("push");
+    let here = format!("{}/write-tool/here:signed", registry.addr);
+    xtask::registry::push(&built().join("oci"), &here, None).expect("push");
+    copy_signature_between(
+        &registry,
+        "write-tool/elsewhere",
+        "write-tool/here",
+        &published.digest,
+    );
+    let said = refused(&here, &public);
+    assert!(
+        said.contains("made for") && said.contains("write-tool/elsewhere"),
+        "{said}"
+    );
+
+    // An older release, signed in its day, put under a newer version's tag.
+    let older = tempfile::tempdir().expect("tempdir");
+    let mut artifact = xtask::oci::Artifact::read_layout(&built().join("oci")).expect("layout");
+    artifact
+        .parsed
+        .annotations
+        .insert("org.opencontainers.image.version".into(), "0.0.9".into());
+    artifact.manifest = serde_json::to_vec(&artifact.parsed).expect("JSON");
+    artifact
+        .write_layout(&older.path().join("oci"))
+        .expect("write");
+    let old_tag = format!("{}/write-tool/component:0.0.9", registry.addr);
+    let old = xtask::registry::push(&older.path().join("oci"), &old_tag, Some(&text(&private)))
+        .expect("push");
+    xtask::registry::verify(&old_tag, &text(&public)).expect("the old release under its own tag");
+    retag(&registry, "write-tool/component", &old.digest, "9.9.9");
+    let said = refused(
+        &format!("{}/write-tool/component:9.9.9", registry.addr),
+        &public,
+    );
+    assert!(said.contains("of version 0.0.9"), "{said}");
+}
+
+/// Copy the signature of `digest` in `from` (manifest and blobs) to the
+/// same tag in `to`, as one who can push to `to` would.
+fn copy_signature_between(registry: &Registry, from: &str, to: &str, digest: &str) {
+    let script = r#"
+import json, sys, urllib.request
+addr, src, dst, tag = sys.argv[1:5]
+accept = "application/vnd.oci.image.manifest.v1+json"
+get = lambda url, h={}: urllib.request.urlopen(urllib.request.Request(url, headers=h)).read()
+body = get(f"http://{addr}/v2/{src}/manifests/{tag}", {"Accept": accept})
+manifest = json.loads(body)
+for d in [manifest["config"], *manifest["layers"]]:
+    blob = get(f"http://{addr}/v2/{src}/blobs/{d['digest']}")
+    start = urllib.request.Request(f"http://{addr}/v2/{dst}/blobs/uploads/", method="POST", data=b"")
+    location = urllib.request.urlopen(start).headers["Location"]
+    sep = "&" if "?" in location else "?"
+    url = location if location.startswith("http") else f"http://{addr}{location}"
+    urllib.request.urlopen(urllib.request.Request(f"{url}{sep}digest={d['digest']}", data=blob, method="PUT",
+                           headers={"Content-Type": "application/octet-stream"})).read()
+urllib.request.urlopen(urllib.request.Request(f"http://{addr}/v2/{dst}/manifests/{tag}", data=body, method="PUT",
+                       headers={"Content-Type": accept})).read()
+"#;
+    run(Command::new(python())
+        .args(["-c", script])
+        .arg(&registry.addr)
+        .arg(from)
+        .arg(to)
+        .arg(xtask::sign::signature_tag(digest)));
+}
+
+/// Put the manifest `digest` of `repo` under `tag` too.
+fn retag(registry: &Registry, repo: &str, digest: &str, tag: &str) {
+    let script = r#"
+import sys, urllib.request
+addr, repo, digest, tag = sys.argv[1:5]
+accept = "application/vnd.oci.image.manifest.v1+json"
+body = urllib.request.urlopen(urllib.request.Request(f"http://{addr}/v2/{repo}/manifests/{digest}",
+                              headers={"Accept": accept})).read()
+urllib.request.urlopen(urllib.request.Request(f"http://{addr}/v2/{repo}/manifests/{tag}", data=body,
+                       method="PUT", headers={"Content-Type": accept})).read()
+"#;
+    run(Command::new(python())
+        .args(["-c", script])
+        .arg(&registry.addr)
+        .arg(repo)
+        .arg(digest)
+        .arg(tag));
 }
 
 /// Put the signature manifest of `from` at the tag a verifier of `to`

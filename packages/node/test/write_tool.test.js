@@ -22,8 +22,14 @@ function fresh() {
   return { dir, root, journal: path.join(dir, 'journal') };
 }
 
+// The environment without the host settings the tests set for the
+// package (which must not pass them on).
+function cleanEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WRITE_TOOL_')));
+}
+
 function cliCall(root, request) {
-  const out = spawnSync(CLI, ['--root', root, '--no-journal', 'call'], { input: JSON.stringify(request) });
+  const out = spawnSync(CLI, ['--root', root, '--no-journal', 'call'], { input: JSON.stringify(request), env: cleanEnv() });
   // 1: the answer is an error envelope.
   assert.equal(out.status, 1, out.stderr.toString());
   return JSON.parse(out.stdout.toString());
@@ -56,9 +62,11 @@ test('write, view, edit and patch', () => {
   assert.match(r.data.diff_preview, /\+console\.log\(2\);/);
   assert.equal(readFileSync(path.join(root, 'src/a.js'), 'utf8'), 'console.log(1);\n');
 
-  r = tool.view('src/a.js', { first: 1, last: 1 });
+  writeFileSync(path.join(root, 'three.txt'), 'one\ntwo\nthree\n');
+  r = tool.view('three.txt', { first: 2, last: 2 });
   assert.equal(r.status, 'success', r.text);
-  assert.match(r.text, /console\.log\(1\)/);
+  assert.match(r.text, /\ttwo/);
+  assert.doesNotMatch(r.text, /\tone|\tthree/);
 
   r = tool.edit('src/a.js', 'console.log(1)', "console.log('one')");
   assert.equal(r.status, 'success', r.text);
@@ -100,6 +108,25 @@ test('revert with a journal outside the root', () => {
   assert.ok(!existsSync(path.join(root, 'm/1.txt')));
 });
 
+test("two roots on one journal cannot revert each other's changes", () => {
+  const a = fresh();
+  const b = fresh();
+  writeFileSync(path.join(a.root, 'cfg.txt'), "a's secret\n");
+  writeFileSync(path.join(b.root, 'cfg.txt'), "b's own\n");
+  const change = new WriteTool({ root: a.root, journal: a.journal }).write('cfg.txt', "a's new\n").data.change_id;
+  const r = new WriteTool({ root: b.root, journal: a.journal }).revert(change, { force: true });
+  assert.equal(r.status, 'error', r.text);
+  assert.equal(readFileSync(path.join(b.root, 'cfg.txt'), 'utf8'), "b's own\n");
+  assert.equal(readdirSync(a.journal).length, 2, 'one journal per root');
+});
+
+test('a root inside the journal is refused', () => {
+  const { dir } = fresh();
+  const base = path.join(dir, 'journals');
+  mkdirSync(path.join(base, 'project'), { recursive: true });
+  assert.throws(() => new WriteTool({ root: path.join(base, 'project'), journal: base }), /inside the journal/);
+});
+
 for (const [name, request] of [
   ['outside', { path: '../outside.txt', content: 'x' }],
   ['protected', { path: '.git/config', content: 'x' }],
@@ -126,7 +153,7 @@ test("a root that does not exist gets the CLI's words", () => {
     raised = e;
     return e instanceof RootError;
   });
-  const cli = spawnSync(CLI, ['--root', missing, 'call'], { input: '{}' });
+  const cli = spawnSync(CLI, ['--root', missing, 'call'], { input: '{}', env: cleanEnv() });
   assert.equal(cli.status, 2);
   assert.equal(cli.stderr.toString().trim(), `write-tool: ${raised.message}`);
 });

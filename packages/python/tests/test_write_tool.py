@@ -31,12 +31,19 @@ def journal(tmp_path):
     return tmp_path / "journal"
 
 
+def clean_env():
+    """The environment without the host settings the tests set for the
+    package (which must not pass them on)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("WRITE_TOOL_")}
+
+
 def cli_call(root, request):
     out = subprocess.run(
         [CLI, "--root", str(root), "--no-journal", "call"],
         input=json.dumps(request),
         capture_output=True,
         text=True,
+        env=clean_env(),
     )
     # 1: the answer is an error envelope.
     assert out.returncode == 1, out.stderr
@@ -62,8 +69,10 @@ def test_write_view_edit_and_patch(root):
 
     r = tool.view("src/a.py")
     assert r.status == "success" and "print(1)" in r.text, r
-    r = tool.view("src/a.py", first=1, last=1)
-    assert r.status == "success", r
+    (root / "three.txt").write_text("one\ntwo\nthree\n")
+    r = tool.view("three.txt", first=2, last=2)
+    assert r.status == "success" and "\ttwo" in r.text, r
+    assert "one" not in r.text and "three" not in r.text.split("\n", 1)[1], r
 
     r = tool.edit("src/a.py", "print(1)", "print('one')")
     assert r.status == "success", r
@@ -94,6 +103,26 @@ def test_revert_with_a_journal_outside_the_root(root, journal):
     assert (root / "m/2.txt").read_text() == "2\n"
     assert tool.revert(r.data["change_id"]).status == "success"
     assert not (root / "m/1.txt").exists() and not (root / "m/2.txt").exists()
+
+
+def test_two_roots_on_one_journal_cannot_revert_each_others_changes(tmp_path, journal):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (b / "cfg.txt").write_text("b's own\n")
+    (a / "cfg.txt").write_text("a's secret\n")
+    change = WriteTool(a, journal=journal).write("cfg.txt", "a's new\n").data["change_id"]
+    r = WriteTool(b, journal=journal).revert(change, force=True)
+    assert r.status == "error", r
+    assert (b / "cfg.txt").read_text() == "b's own\n"
+    assert len(list(journal.iterdir())) == 2, "one journal per root"
+
+
+def test_a_root_inside_the_journal_is_refused(tmp_path):
+    base = tmp_path / "journals"
+    (base / "project").mkdir(parents=True)
+    with pytest.raises(RootError, match="inside the journal"):
+        WriteTool(base / "project", journal=base)
 
 
 def test_without_a_journal_there_is_nothing_to_revert(root):
@@ -134,7 +163,9 @@ def test_a_root_that_does_not_exist_gets_the_clis_words(tmp_path):
     missing = tmp_path / "missing"
     with pytest.raises(RootError) as raised:
         WriteTool(missing)
-    cli = subprocess.run([CLI, "--root", str(missing), "call"], input="{}", capture_output=True, text=True)
+    cli = subprocess.run(
+        [CLI, "--root", str(missing), "call"], input="{}", capture_output=True, text=True, env=clean_env()
+    )
     assert cli.returncode == 2
     assert cli.stderr.strip() == f"write-tool: {raised.value}"
 
@@ -155,4 +186,5 @@ def test_a_journal_inside_the_root_is_refused(root):
 def test_the_definition_is_the_write_tools_schema(root):
     definition = WriteTool(root).definition()
     assert definition["name"] == "Write"
-    assert "path" in json.dumps(definition["input_schema"] if "input_schema" in definition else definition)
+    schema = definition.get("input_schema") or definition.get("parameters") or definition.get("inputSchema")
+    assert "path" in schema["properties"] and "path" in schema["required"], definition

@@ -22,6 +22,7 @@ are in the project's ``docs/contract.md``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -97,13 +98,54 @@ def _directory(path: PathLike, what: str) -> str:
     return real
 
 
+def _inside(path: str, directory: str) -> bool:
+    return os.path.commonpath([path, directory]) == directory
+
+
+def _journal(root: str, base: PathLike) -> str:
+    """The root's own journal below ``base``, made private where missing.
+
+    ``base`` holds one journal per root, named as the CLI names it (the
+    first 16 bytes of the SHA-256 of the root's real path, in hex): a tool
+    on another root given the same ``base`` cannot revert this root's
+    changes into its own. A base inside the root (a model could rewrite
+    the journal there) or holding the root (a call could write the
+    journals) is refused before anything is made, and so is one that
+    another user owns or others may write.
+    """
+    wanted = os.path.realpath(os.fspath(base))
+    if _inside(wanted, root):
+        raise RootError(
+            f"the journal {wanted} lies inside the root {root}: "
+            "a model could reach it there; keep it outside"
+        )
+    if _inside(root, wanted):
+        raise RootError(
+            f"the root {root} lies inside the journal {wanted}: "
+            "a call could write the journals there; keep them apart"
+        )
+    os.makedirs(wanted, mode=0o700, exist_ok=True)
+    wanted = _directory(wanted, "the journal")
+    stat = os.stat(wanted)
+    if stat.st_uid != os.getuid() or stat.st_mode & 0o022:
+        raise RootError(
+            f"the journal {wanted} is another user's or others may write it: "
+            "give a directory of your own that only you can write"
+        )
+    key = hashlib.sha256(os.fsencode(root)).hexdigest()[:32]
+    own = os.path.join(wanted, key)
+    os.makedirs(own, mode=0o700, exist_ok=True)
+    return own
+
+
 class WriteTool:
     """The tool on one project root.
 
     ``root`` must be an existing directory: the only one the component can
-    change. ``journal``, a directory outside the root (created if missing),
-    records every change with what it replaced, so that :meth:`revert` can
-    take it back; without it nothing is recorded.
+    change. ``journal``, a directory of the user's outside the root (made,
+    private, if missing), keeps each root's journal in a folder of its own:
+    every change with what it replaced, so that :meth:`revert` can take it
+    back. Without it nothing is recorded.
 
     The component is compiled once per ``WriteTool``; every call gets a
     fresh store and instance, as the ``write-tool`` host does, so that
@@ -114,16 +156,7 @@ class WriteTool:
         self.root = _directory(root, "a root")
         self.journal: Optional[str] = None
         if journal is not None:
-            # Refused before anything is made: a journal in the root would
-            # be a model's to rewrite.
-            wanted = os.path.realpath(os.fspath(journal))
-            if os.path.commonpath([self.root, wanted]) == self.root:
-                raise RootError(
-                    f"the journal {wanted} lies inside the root {self.root}: "
-                    "a model could reach it there; keep it outside"
-                )
-            os.makedirs(wanted, mode=0o700, exist_ok=True)
-            self.journal = _directory(wanted, "the journal")
+            self.journal = _journal(self.root, journal)
         self._engine = Engine()
         wasm = resources.files(__name__).joinpath(COMPONENT).read_bytes()
         self._component = Component(self._engine, wasm)
