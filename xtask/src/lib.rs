@@ -1,7 +1,7 @@
 //! The release of write-tool: every artifact it ships, built from the tree
 //! by one command, and the artifact's way through a registry.
 //!
-//! - [`dist`] builds the OCI artifact (an image layout, [`oci`]), the
+//! - [`mod@dist`] builds the OCI artifact (an image layout, [`oci`]), the
 //!   Python wheel, the npm package, the MCP bundle and the MCP registry's
 //!   `server.json`, all from the component the `write-tool` binary runs,
 //!   and lists them with their digests in `dist.json`.
