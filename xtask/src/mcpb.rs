@@ -17,7 +17,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use crate::dist::Options;
-use crate::release::{DESCRIPTION, LICENSE, Release, SOURCE, VERSION};
+use crate::release::{DESCRIPTION, LICENSE, Release, SOURCE, VERSION, ZIP_EPOCH};
 
 /// Where the binary sits inside the bundle.
 const ENTRY_POINT: &str = "server/write-tool";
@@ -154,14 +154,14 @@ fn zip(path: &Path, epoch: u64, entries: &[(&str, &[u8], u32)]) -> Result<()> {
     Ok(())
 }
 
-/// `epoch` as a zip entry's date, which cannot say anything before 1980.
+/// `epoch` as a zip entry's date, no earlier than [`ZIP_EPOCH`].
 fn zip_date(epoch: u64) -> Result<zip::DateTime> {
     use chrono::{Datelike as _, Timelike as _};
     let at = i64::try_from(epoch)
         .ok()
         .and_then(|s| chrono::DateTime::from_timestamp(s, 0))
         .unwrap_or_default();
-    let at = at.max(chrono::DateTime::from_timestamp(315_532_800, 0).unwrap_or_default());
+    let at = at.max(chrono::DateTime::from_timestamp(ZIP_EPOCH as i64, 0).unwrap_or_default());
     let part = |v: u32| u8::try_from(v).unwrap_or(0);
     zip::DateTime::from_date_and_time(
         u16::try_from(at.year()).unwrap_or(1980),

@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest as _, Sha256};
 
 use crate::release::{COMPONENT_FILE, DESCRIPTION, LICENSE, Release, SOURCE, VERSION};
 
@@ -88,7 +87,7 @@ pub struct Manifest {
 
 /// `sha256:` and the hex digest of `bytes`.
 pub fn digest(bytes: &[u8]) -> String {
-    format!("sha256:{}", hex(&Sha256::digest(bytes)))
+    format!("sha256:{}", crate::dist::sha256(bytes))
 }
 
 /// Lower-case hex.

@@ -22,6 +22,10 @@ pub const LICENSE: &str = env!("CARGO_PKG_LICENSE");
 pub const DESCRIPTION: &str =
     "Writes, edits and patches files in one project root: diffed, atomic, journaled, undoable.";
 
+/// 1980-01-01: a zip entry (the wheel's and the bundle's) cannot be dated
+/// before it, so an earlier epoch is taken as this.
+pub const ZIP_EPOCH: u64 = 315_532_800;
+
 /// The component's file name inside every artifact that carries it.
 pub const COMPONENT_FILE: &str = "write_tool.wasm";
 

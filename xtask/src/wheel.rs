@@ -9,7 +9,7 @@ use std::process::Command;
 use anyhow::{Context, Result};
 
 use crate::dist::{Options, copy_tree, run, same_version};
-use crate::release::{COMPONENT_FILE, Release};
+use crate::release::{COMPONENT_FILE, Release, ZIP_EPOCH};
 
 /// Build the wheel into `out`; its file name.
 pub fn build(options: &Options, component: &[u8], out: &Path) -> Result<String> {
@@ -44,7 +44,7 @@ pub fn build(options: &Options, component: &[u8], out: &Path) -> Result<String> 
         .arg(&stage)
         .env(
             "SOURCE_DATE_EPOCH",
-            options.epoch.max(315_532_800).to_string(),
+            options.epoch.max(ZIP_EPOCH).to_string(),
         ))?;
     let file = Release::wheel_file();
     if !out.join(&file).is_file() {

@@ -592,16 +592,73 @@ fn text(path: &Path) -> String {
     fs::read_to_string(path).expect("read")
 }
 
+/// A registry holding the dist's artifact at `write-tool/TAG`, pushed and
+/// signed with a fresh key pair kept in `keys`.
+struct Signed {
+    registry: Registry,
+    keys: tempfile::TempDir,
+    private: PathBuf,
+    public: PathBuf,
+    published: xtask::registry::Published,
+}
+
+impl Signed {
+    /// `None` where no registry can be started (`Registry::start`).
+    fn push(tag: &str) -> Option<Signed> {
+        let registry = Registry::start()?;
+        let keys = tempfile::tempdir().expect("tempdir");
+        let (private, public) = key_pair(keys.path(), "ours");
+        let to = format!("{}/write-tool/{tag}", registry.addr);
+        let published =
+            xtask::registry::push(&built().join("oci"), &to, Some(&text(&private))).expect("push");
+        Some(Signed {
+            registry,
+            keys,
+            private,
+            public,
+            published,
+        })
+    }
+}
+
+/// Why `verify` refuses `at` with the public key at `key`.
+fn refused(at: &str, key: &Path) -> String {
+    format!(
+        "{:#}",
+        xtask::registry::verify(at, &text(key)).expect_err("refused")
+    )
+}
+
+/// The dist's layout with the annotation `org.opencontainers.image.KEY`
+/// set to `value` (another manifest of the same blobs), in `DIR/oci`.
+fn variant(key: &str, value: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut artifact = xtask::oci::Artifact::read_layout(&built().join("oci")).expect("layout");
+    artifact
+        .parsed
+        .annotations
+        .insert(format!("org.opencontainers.image.{key}"), value.into());
+    artifact.manifest = serde_json::to_vec(&artifact.parsed).expect("JSON");
+    artifact
+        .write_layout(&dir.path().join("oci"))
+        .expect("write");
+    dir
+}
+
 #[test]
 fn the_artifact_pushes_signed_and_pulls_back_the_same_through_oras() {
-    let Some(registry) = Registry::start() else {
+    // The keys' folder is held to the end: `..` would drop it at once.
+    let Some(Signed {
+        registry,
+        keys: _keys,
+        public,
+        published,
+        ..
+    }) = Signed::push("component:0.1.0")
+    else {
         return;
     };
-    let keys = tempfile::tempdir().expect("tempdir");
-    let (private, public) = key_pair(keys.path(), "cosign");
-    let to = format!("{}/write-tool/component:0.1.0", registry.addr);
-    let published =
-        xtask::registry::push(&built().join("oci"), &to, Some(&text(&private))).expect("push");
+    let to = published.reference.clone();
     let oci = listed();
     let oci = oci.get("oci").expect("oci");
     assert_eq!(Some(&published.digest), oci.manifest_digest.as_ref());
@@ -641,21 +698,18 @@ fn the_artifact_pushes_signed_and_pulls_back_the_same_through_oras() {
 
 #[test]
 fn verify_refuses_another_key_an_unsigned_artifact_a_swapped_manifest_and_an_altered_layer() {
-    let Some(registry) = Registry::start() else {
+    let Some(Signed {
+        registry,
+        keys,
+        public,
+        published,
+        ..
+    }) = Signed::push("component:signed")
+    else {
         return;
     };
-    let keys = tempfile::tempdir().expect("tempdir");
-    let (private, public) = key_pair(keys.path(), "ours");
+    let signed = published.reference.clone();
     let (_, other) = key_pair(keys.path(), "theirs");
-    let signed = format!("{}/write-tool/component:signed", registry.addr);
-    let published =
-        xtask::registry::push(&built().join("oci"), &signed, Some(&text(&private))).expect("push");
-    let refused = |at: &str, key: &Path| {
-        format!(
-            "{:#}",
-            xtask::registry::verify(at, &text(key)).expect_err("refused")
-        )
-    };
 
     let said = refused(&signed, &other);
     assert!(said.contains("not made with this key"), "{said}");
@@ -678,15 +732,8 @@ fn verify_refuses_another_key_an_unsigned_artifact_a_swapped_manifest_and_an_alt
 
     // Another manifest under the signed tag, with the signature copied to
     // where a verifier of the new digest looks: the payload names the old.
-    let swapped = tempfile::tempdir().expect("tempdir");
+    let swapped = variant("description", "swapped");
     let layout = swapped.path().join("oci");
-    let mut artifact = xtask::oci::Artifact::read_layout(&built().join("oci")).expect("layout");
-    artifact.parsed.annotations.insert(
-        "org.opencontainers.image.description".into(),
-        "swapped".into(),
-    );
-    artifact.manifest = serde_json::to_vec(&artifact.parsed).expect("JSON");
-    artifact.write_layout(&layout).expect("write");
     let swapped_ref = format!("{}/write-tool/component:swapped", registry.addr);
     let pushed = xtask::registry::push(&layout, &swapped_ref, None).expect("push");
     copy_signature(&registry, &published.digest, &pushed.digest);
@@ -711,22 +758,15 @@ fn verify_refuses_another_key_an_unsigned_artifact_a_swapped_manifest_and_an_alt
 
 #[test]
 fn verify_refuses_a_signature_for_another_repository_and_an_older_release_under_a_newer_tag() {
-    let Some(registry) = Registry::start() else {
+    let Some(Signed {
+        registry,
+        keys: _keys,
+        private,
+        public,
+        published,
+    }) = Signed::push("component:signed")
+    else {
         return;
-    };
-    let keys = tempfile::tempdir().expect("tempdir");
-    let (private, public) = key_pair(keys.path(), "ours");
-    let published = xtask::registry::push(
-        &built().join("oci"),
-        &format!("{}/write-tool/component:signed", registry.addr),
-        Some(&text(&private)),
-    )
-    .expect("push");
-    let refused = |at: &str, key: &Path| {
-        format!(
-            "{:#}",
-            xtask::registry::verify(at, &text(key)).expect_err("refused")
-        )
     };
 
     // A signature made for another repository, copied beside this one.
@@ -747,16 +787,7 @@ fn verify_refuses_a_signature_for_another_repository_and_an_older_release_under_
     );
 
     // An older release, signed in its day, put under a newer version's tag.
-    let older = tempfile::tempdir().expect("tempdir");
-    let mut artifact = xtask::oci::Artifact::read_layout(&built().join("oci")).expect("layout");
-    artifact
-        .parsed
-        .annotations
-        .insert("org.opencontainers.image.version".into(), "0.0.9".into());
-    artifact.manifest = serde_json::to_vec(&artifact.parsed).expect("JSON");
-    artifact
-        .write_layout(&older.path().join("oci"))
-        .expect("write");
+    let older = variant("version", "0.0.9");
     let old_tag = format!("{}/write-tool/component:0.0.9", registry.addr);
     let old = xtask::registry::push(&older.path().join("oci"), &old_tag, Some(&text(&private)))
         .expect("push");
