@@ -179,7 +179,7 @@ fn read(root: &Dir, names: &[String]) -> Option<String> {
     if stat.kind != crate::fs::sys::Kind::File || stat.len > CONFIG_MAX_BYTES {
         return None;
     }
-    let existing = crate::fs::read_existing(root, &path, CONFIG_MAX_BYTES).ok()?;
+    let existing = crate::fs::read_existing(root, names, CONFIG_MAX_BYTES).ok()?;
     String::from_utf8(existing.bytes).ok()
 }
 

@@ -48,6 +48,8 @@ mod patch;
 mod race;
 /// Another writer changes or creates the file at the tool's commit point.
 mod race_commit;
+/// What a change reads while a directory of its path is swapped.
+mod race_read;
 /// Several roots: `write_file`, absolute paths, other roots' names.
 mod roots;
 /// The component as agent runtimes run it: plain wasmtime, the root

@@ -7,6 +7,7 @@
 //! layer stands behind every check made here ([`sys`]).
 //!
 //! - [`resolve()`]: the walk down the path, links followed by the tool itself;
+//! - [`walk()`]: the one way down to a file the tool reads or replaces;
 //! - [`read_existing`]: the file a write replaces;
 //! - [`stage`], [`commit_staged`] and [`create_parents`]: the write itself;
 //! - [`temps`]: the tool's temp files, and the sweep of leftovers.
@@ -15,12 +16,14 @@ mod read;
 mod resolve;
 pub mod sys;
 pub mod temps;
+pub mod walk;
 mod write;
 
 pub use read::{Existing, ReadError, read_existing, read_viewed};
 pub use resolve::{Resolved, TargetKind, resolve};
 use std::io;
 pub use sys::Dir;
+pub use walk::{Walked, walk};
 
 use crate::error::ToolError;
 

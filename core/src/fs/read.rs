@@ -26,6 +26,9 @@ pub enum ReadError {
         /// Its size in bytes.
         len: u64,
     },
+    /// A directory of the path did not open as the walk opens it
+    /// ([`moved`](super::walk::moved) tells whether it was swapped).
+    Walk(io::Error),
     /// The system's error.
     Io(io::Error),
 }
@@ -36,17 +39,21 @@ impl From<io::Error> for ReadError {
     }
 }
 
-/// Read the regular file `rel` under `root`, if it is at most `max_len`
-/// bytes: the whole old file is held in memory to be diffed, so its size is
-/// bounded the way the new content's is (a huge file in the root must not
-/// exhaust the component's memory). The caller has checked it is a regular
-/// file: a FIFO is never opened, since opening it would block.
-pub fn read_existing(root: &Dir, rel: &str, max_len: u64) -> Result<Existing, ReadError> {
-    existing(&root.open_read_at(rel)?, max_len)
+/// Read the regular file `names` under `root` through the walk
+/// ([`walk`](super::walk())), if it is at most `max_len` bytes: the whole
+/// old file is held in memory to be diffed, so its size is bounded the way
+/// the new content's is (a huge file in the root must not exhaust the
+/// component's memory). The caller has checked it is a regular file: a
+/// FIFO is never opened, since opening it would block.
+pub fn read_existing(root: &Dir, names: &[String], max_len: u64) -> Result<Existing, ReadError> {
+    let (file_name, parent) = names.split_last().ok_or(ReadError::NotRegular)?;
+    let dir = super::walk(root, parent).map_err(ReadError::Walk)?;
+    existing(&dir.open_read_at(file_name)?, max_len)
 }
 
-/// The regular file `name` of `dir`, read for `view`: opened read-only
-/// (a look must not look like a write), at most `max_len` bytes.
+/// The regular file `name` of `dir` (a directory the walk opened), read
+/// for `view`: opened read-only (a look must not look like a write), at
+/// most `max_len` bytes.
 pub fn read_viewed(dir: &Dir, name: &str, max_len: u64) -> Result<Existing, ReadError> {
     existing(&dir.open_read_only_at(name)?, max_len)
 }

@@ -22,8 +22,9 @@ pub(super) fn read(target: &Target<'_>, config: &Config) -> Result<Option<Existi
         return Err(ToolError::existing_too_large(len, limit));
     }
     let existing =
-        fs::read_existing(target.root, &target.resolved.display(), limit).map_err(|e| match e {
+        fs::read_existing(target.root, &target.resolved.names, limit).map_err(|e| match e {
             ReadError::NotRegular => ToolError::replaced_while_read(),
+            ReadError::Walk(e) => fs::walk::error(&e),
             ReadError::TooLarge { len } => ToolError::existing_too_large(len, limit),
             // The walk saw it a moment ago.
             ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {

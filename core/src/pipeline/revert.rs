@@ -302,17 +302,24 @@ impl Looked<'_> {
     }
 }
 
-/// The file `target` names now. A file with other hard links is not read:
-/// it may be another name of a file outside the root.
+/// The file `target` names now, reached by the walk every read goes
+/// through (`fs::walk`): its bytes reach the "changed since" diff. A file
+/// with other hard links is not read: it may be another name of a file
+/// outside the root.
 fn read_current(target: &Target<'_>) -> Result<Current, ToolError> {
-    let rel = target.resolved.display();
     let reading = |e: std::io::Error| fs::io_error(&e, "reading the existing file");
-    match target.root.stat_at(&rel) {
+    let resolved = &target.resolved;
+    if resolved.kind == fs::TargetKind::Missing {
+        return Ok(Current::Missing);
+    }
+    let dir = fs::walk(target.root, resolved.parent()).map_err(|e| fs::walk::error(&e))?;
+    let name = resolved.file_name();
+    match dir.stat_at(name) {
         Ok(stat) if stat.kind == EntryKind::File && stat.link_count > 1 => {
             Ok(Current::Shared(stat.len, stat.modified))
         }
         Ok(stat) if stat.kind == EntryKind::File => {
-            let file = target.root.open_read_at(&rel).map_err(reading)?;
+            let file = dir.open_read_at(name).map_err(reading)?;
             // The file opened, not the name looked at, is what is read.
             let opened = file.stat().map_err(reading)?;
             if opened.link_count > 1 {

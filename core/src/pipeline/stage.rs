@@ -13,32 +13,13 @@ use super::config::Config;
 use super::target::Target;
 
 /// A directory a file lives in: the root itself, or one opened below it.
-#[derive(Debug)]
-pub(super) enum ParentDir<'r> {
-    /// The root.
-    Root(&'r Dir),
-    /// A directory below it.
-    Opened(Dir),
-}
+pub(super) type ParentDir<'r> = fs::Walked<'r>;
 
-impl std::ops::Deref for ParentDir<'_> {
-    type Target = Dir;
-    fn deref(&self) -> &Dir {
-        match self {
-            ParentDir::Root(dir) => dir,
-            ParentDir::Opened(dir) => dir,
-        }
-    }
-}
-
-/// The directory `target`'s file is in.
+/// The directory `target`'s file is in, reached by the walk every read
+/// goes through (`fs::walk`): the file kept and the file replaced are the
+/// ones the resolution checked, never one a swapped link leads to.
 pub(super) fn parent_of<'r>(target: &Target<'r>) -> io::Result<ParentDir<'r>> {
-    let parent = target.resolved.parent().join("/");
-    Ok(if parent.is_empty() {
-        ParentDir::Root(target.root)
-    } else {
-        ParentDir::Opened(target.root.open_dir_at(&parent)?)
-    })
+    fs::walk(target.root, target.resolved.parent())
 }
 
 /// What a file of a change will hold.

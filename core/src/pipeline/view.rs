@@ -173,6 +173,7 @@ fn file(target: &Target<'_>, request: &ViewRequest, config: &Config) -> Result<S
         fs::read_viewed(dir, target.resolved.file_name(), limit).map_err(|e| match e {
             ReadError::TooLarge { len } => ToolError::too_large_to_view(display, len, limit),
             ReadError::NotRegular => ToolError::replaced_while_read(),
+            ReadError::Walk(e) => fs::walk::error(&e),
             ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 ToolError::replaced_while_read()
             }
@@ -281,32 +282,15 @@ impl Rules<'_> {
     }
 }
 
-/// Run `then` on the directory `names` below `root`, opened one name at a
-/// time with no link followed: the very place the walk checked. A name
-/// swapped for a link since (into a protected place, say) fails to open,
-/// where opening the whole path would follow it.
+/// Run `then` on the directory `names` below `root`, reached by the walk
+/// every read goes through (`fs::walk`): the very place the resolution
+/// checked, or a refusal when a name was swapped since.
 fn walked<R>(
     root: &Dir,
     names: &[String],
     then: impl FnOnce(&Dir) -> Result<R, ToolError>,
 ) -> Result<R, ToolError> {
-    let Some((first, rest)) = names.split_first() else {
-        return then(root);
-    };
-    // A name that is no longer a directory (gone, or a link now) was
-    // swapped since the walk; a directory the system does not let this
-    // process open is said as such.
-    let moved = |e: std::io::Error| {
-        if e.kind() == std::io::ErrorKind::PermissionDenied && !fs::sys::is_sandbox_refusal(&e) {
-            fs::io_error(&e, "opening a directory on the path")
-        } else {
-            ToolError::replaced_while_read()
-        }
-    };
-    let mut dir = root.open_dir_at(first).map_err(moved)?;
-    for name in rest {
-        dir = dir.open_dir_at(name).map_err(moved)?;
-    }
+    let dir = fs::walk(root, names).map_err(|e| fs::walk::error(&e))?;
     then(&dir)
 }
 

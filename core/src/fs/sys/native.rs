@@ -80,9 +80,15 @@ impl Dir {
             .ok())
     }
 
-    /// The directory `rel` below this one.
+    /// The directory `rel` below this one, which must be a directory and
+    /// not a link to one (the walk's step, `fs/walk.rs`). A handle here is
+    /// a path, so this narrows the window a swap has and cannot close it.
     pub fn open_dir_at(&self, rel: &str) -> io::Result<Dir> {
-        Ok(Dir::from_path(self.join(rel)))
+        let path = self.join(rel);
+        if !fs::symlink_metadata(&path)?.is_dir() {
+            return Err(io::ErrorKind::NotADirectory.into());
+        }
+        Ok(Dir::from_path(path))
     }
 
     /// Create the directory `rel`.
