@@ -63,7 +63,7 @@ pub fn walk<'r>(root: &'r Dir, names: &[String]) -> io::Result<Walked<'r>> {
 /// name gone, or a link or a file now), rather than a directory the system
 /// does not let this process open, which is said as such.
 pub fn moved(err: &io::Error) -> bool {
-    !(err.kind() == io::ErrorKind::PermissionDenied && !super::sys::is_sandbox_refusal(err))
+    err.kind() != io::ErrorKind::PermissionDenied || super::sys::is_sandbox_refusal(err)
 }
 
 /// The answer to a walk that failed: the file replaced while it was read
