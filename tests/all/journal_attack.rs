@@ -269,6 +269,60 @@ fn a_models_latest_checkpoints_and_rewinds_are_its_own() {
     assert_eq!(p.tree(), before);
 }
 
+/// A person's recorded change of a file after a model's is the person's:
+/// no model revert puts the file back over it — by id, as its latest, as
+/// `undo_edit` of the path, forced or not — and the refusal names the
+/// person's change and how to go on. Once the person has undone their own
+/// change, the model's revert is the model's again.
+#[test]
+fn a_model_never_reverts_over_a_persons_later_change_even_forced() {
+    let p = Project::journaled();
+    let model_id = p
+        .put("a.txt", "model\n")
+        .data()
+        .change_id
+        .clone()
+        .expect("id");
+    let by_person = decode(&tool().call_as_person(
+        p.root(),
+        &json!({"path": "a.txt", "content": "person\n"}).to_string(),
+    ));
+    let person_id = by_person.data().change_id.clone().expect("id");
+    let undo_edit = json!({"type": "tool_use", "id": "toolu_1",
+        "name": "str_replace_based_edit_tool",
+        "input": {"command": "undo_edit", "path": "a.txt"}});
+    let before = p.tree();
+    for request in [
+        json!({"change_id": model_id, "force": true}),
+        json!({"change_id": model_id}),
+        json!({"name": "revert", "arguments": {"force": true}}),
+        json!({"name": "revert", "arguments": {"change_id": model_id, "dry_run": true}}),
+        undo_edit.clone(),
+    ] {
+        let env = p.call(request.clone());
+        env.assert_error("PERMISSION_DENIED");
+        assert!(
+            env.text.contains(&format!(
+                "'a.txt' was changed by a person after that change ({person_id})"
+            )) && env.text.contains("write the file as it should be"),
+            "{request}: {}",
+            env.text
+        );
+        assert_eq!(p.tree(), before, "{request}");
+    }
+    // The person may; and once the person's change is undone, the model's
+    // is the model's to undo.
+    let env = decode(&tool().call_as_person(
+        p.root(),
+        &json!({"name": "revert", "arguments": {"change_id": person_id}}).to_string(),
+    ));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert_eq!(p.read_string("a.txt"), "model\n");
+    let env = p.call(json!({"change_id": model_id}));
+    assert_eq!(env.code(), None, "{}", env.text);
+    assert!(!p.exists("a.txt"));
+}
+
 /// A checkpoint's name is printable text: escapes, newlines, bidi
 /// controls and invisible characters are refused, and nothing is
 /// recorded.

@@ -118,6 +118,20 @@ impl ToolError {
         )
     }
 
+    /// A model's revert would take back a person's later change of `path`
+    /// (the change `id`), which no model may do, forced or not.
+    #[cold]
+    pub fn changed_by_a_person_since(path: &str, id: &str) -> Self {
+        Self::new(
+            ErrorKind::HostRefused,
+            format!(
+                "'{path}' was changed by a person after that change ({id}): a model may not undo \
+                 over a person's change, even with 'force'. Nothing was changed. To go on, write \
+                 the file as it should be now (view it first), or ask the person to revert."
+            ),
+        )
+    }
+
     /// A revert would put back the content of a file the tool never read
     /// (it had other hard links), which the journal therefore never saved.
     #[cold]

@@ -201,11 +201,71 @@ pub(super) fn choose(
             )
         }
     };
+    let records = records_of(journal, &seqs)?;
+    if model {
+        refuse_over_a_person(journal, &stack, &records)?;
+    }
     Ok(Chosen {
-        records: records_of(journal, &seqs)?,
+        records,
         extra,
         what,
     })
+}
+
+/// A model's revert is refused, forced or not, when a person changed one
+/// of its files after the changes it undoes — a change of the person's
+/// that is live and not undone: putting the file back would take the
+/// person's work out of it (`docs/contract.md#journal`, who may undo
+/// what). A person's undo of their own later change does not count: it
+/// gave the file back as the model left it. Changes made by hand, which
+/// the journal never saw, are what "changed since" and `force` are for.
+fn refuse_over_a_person(
+    journal: &Journal,
+    stack: &Stack,
+    records: &[Record],
+) -> Result<(), ToolError> {
+    let Some(last) = records.iter().map(|r| r.seq).max() else {
+        return Ok(());
+    };
+    let paths: HashSet<&str> = records
+        .iter()
+        .flat_map(|r| r.files.iter().map(|f| f.path.as_str()))
+        .collect();
+    let undone = stack.undone();
+    let mut theirs = None;
+    journal
+        .scan(|_, record| {
+            if let Some(record) = record
+                && record.seq > last
+                && record.is_change()
+                && record.by == By::Person
+                && stack.live(record.seq)
+                && !undone.contains(&record.seq)
+                && !takes_back_only_later(&record, last)
+                && let Some(file) = record
+                    .files
+                    .iter()
+                    .find(|f| paths.contains(f.path.as_str()))
+            {
+                theirs = Some((file.path.clone(), record.id));
+                return Ok(false);
+            }
+            Ok(true)
+        })
+        .map_err(|e| ToolError::journal_io(&e))?;
+    match theirs {
+        Some((path, id)) => Err(ToolError::changed_by_a_person_since(&path, &id)),
+        None => Ok(()),
+    }
+}
+
+/// Whether `record` is a revert of changes made after `seq` only: a
+/// person's undo of their own later change gives the file back as the
+/// model left it, and takes no one's work out of it.
+fn takes_back_only_later(record: &Record, seq: u64) -> bool {
+    record.kind == Kind::Revert
+        && !record.undoes.is_empty()
+        && record.undoes.iter().all(|&s| s > seq)
 }
 
 /// What the record of a revert of one change says.

@@ -183,6 +183,38 @@ fn no_model_revert_refuses_calls_but_not_the_undo_command() {
     assert_eq!(p.read("a.txt"), None);
 }
 
+/// A person's `write` after a model's `call`: the model's forced revert
+/// and its `undo_edit` are refused, and the file keeps the person's line.
+#[test]
+fn a_models_forced_revert_never_undoes_a_persons_write_from_the_command_line() {
+    let p = Project::new();
+    let out = p.run(&["call"], br#"{"path": "a.txt", "content": "model\n"}"#);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let id = envelope(&out)["data"]["change_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    p.write("a.txt", "person\n");
+    let undo_edit = r#"{"type": "tool_use", "id": "t", "name": "str_replace_based_edit_tool",
+        "input": {"command": "undo_edit", "path": "a.txt"}}"#;
+    for request in [
+        format!(r#"{{"change_id": "{id}", "force": true}}"#),
+        undo_edit.into(),
+    ] {
+        let out = p.run(&["call"], request.as_bytes());
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let env = envelope(&out);
+        assert_eq!(env["error"]["code"], "PERMISSION_DENIED", "{env}");
+        assert!(
+            env["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("was changed by a person")),
+            "{env}"
+        );
+        assert_eq!(p.read("a.txt").as_deref(), Some("person\n"));
+    }
+}
+
 /// `edit` and `patch` as scripts drive them (`docs/contract.md#cli`): the
 /// flags' edit and the JSON array's, a patch on stdin, exit codes, undo.
 #[test]
