@@ -157,13 +157,15 @@ impl Calls {
     /// it until it ends. Fails only when the call could not run to its end
     /// (the runtime is shutting down, or the task panicked); the message
     /// says which. With `cancel`, the call stops at its commit point once
-    /// the flag is set ([`WriteTool::call_cancellable`]).
+    /// the flag is set ([`WriteTool::call_cancellable`]). With `session`,
+    /// the call is part of it ([`WriteTool::call_in`]); without, it is
+    /// outside any, as the CLI's `call` is.
     pub(crate) async fn call(
         &self,
         root: Arc<Root>,
         request: impl AsRef<str> + Send + 'static,
         cancel: Option<Cancel>,
-        session: Arc<Session>,
+        session: Option<Arc<Session>>,
     ) -> Result<String, CallError> {
         let Some(running) = Running::start() else {
             return Ok(Envelope::refused(ErrorCode::ExecutionError, QUIESCED_MESSAGE).to_json());
@@ -180,7 +182,13 @@ impl Calls {
             let _permit = permit;
             let _in_flight = in_flight;
             let started = std::time::Instant::now();
-            let answer = tool.call_in(&root, request.as_ref(), &session, cancel.as_ref());
+            let answer = match (&session, &cancel) {
+                (Some(session), cancel) => {
+                    tool.call_in(&root, request.as_ref(), session, cancel.as_ref())
+                }
+                (None, Some(cancel)) => tool.call_cancellable(&root, request.as_ref(), cancel),
+                (None, None) => tool.call(&root, request.as_ref()),
+            };
             crate::log::call(surface, Some(request.as_ref()), &answer, started);
             answer
         })

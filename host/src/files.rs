@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 use write_tool_wire::{Envelope, ErrorCode, Status};
 
 use crate::calls::Calls;
-use crate::{Root, Session, probes};
+use crate::{Root, probes};
 
 /// A response body of the port's plain HTTP (`crate::http`).
 pub(crate) type Body = BoxBody<Bytes, Infallible>;
@@ -112,11 +112,13 @@ impl Files {
     /// The envelope of a tool call, decoded.
     async fn call(&self, name: &str, arguments: Value) -> Envelope {
         let request = json!({"name": name, "arguments": arguments}).to_string();
-        // A session of one call, its record gone with it.
-        let session = Arc::new(Session::ending_with(Arc::clone(&self.root)));
+        // Outside any session, as the CLI's `call` is: a client of this
+        // API is a program, which keeps no view through the tool, so
+        // read-first does not hold it (`docs/contract.md#files-api`), and
+        // its reads note nothing.
         let answer = self
             .calls
-            .call(Arc::clone(&self.root), request, None, session)
+            .call(Arc::clone(&self.root), request, None, None)
             .await
             .unwrap_or_else(|e| {
                 Envelope::refused(ErrorCode::ExecutionError, e.to_string()).to_json()

@@ -414,7 +414,12 @@ impl Shared {
                 // The message's bytes go to the call as they are, not copied.
                 Ok(Message::Text(text)) => self
                     .calls
-                    .call(Arc::clone(&self.root), text, None, Arc::clone(&session))
+                    .call(
+                        Arc::clone(&self.root),
+                        text,
+                        None,
+                        Some(Arc::clone(&session)),
+                    )
                     .await
                     .unwrap_or_else(|message| {
                         Envelope::refused(ErrorCode::ExecutionError, message.to_string()).to_json()

@@ -126,13 +126,29 @@ fn read_first_refuses_a_change_of_a_file_the_session_has_not_seen() {
         )
         .assert_status("success");
     }
-    // The version named by a base or lock values plays the view's part.
+    // Lock values are no view: a size or a time can be guessed.
     let size = LINES.len();
+    let before = p.tree_but_seen();
     call_in(
         reading_first(),
         &p,
         &session,
         json!({"path": "b.txt", "content": "y\n", "expected_size_bytes": size}),
+    )
+    .assert_error("INVALID_PARAM");
+    assert_eq!(p.tree_but_seen(), before);
+    // The version a view named (its base, seen by another session here)
+    // plays the view's part.
+    let viewed = decode(&reading_first().call(
+        p.root(),
+        &json!({"name": "view", "arguments": {"path": "b.txt"}}).to_string(),
+    ));
+    let base = viewed.data().view.as_ref().and_then(|v| v.base.clone());
+    call_in(
+        reading_first(),
+        &p,
+        &session,
+        json!({"path": "b.txt", "content": "y\n", "base": base.expect("a base")}),
     )
     .assert_status("success");
     // Another session has seen nothing of what this one saw.

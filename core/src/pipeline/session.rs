@@ -22,7 +22,10 @@ pub(super) fn seen(config: &Config, display: &str) -> Option<Option<String>> {
 }
 
 /// Refuse, with read-first, a write or edit of an existing file the
-/// session has not seen, unless the call names the version it knows.
+/// session has not seen, unless the call names the version a view gave it
+/// (its `base`). Lock values do not count: a size or a time can be
+/// guessed, and a digest taken by other means is not a look through the
+/// tool.
 pub(super) fn check(
     config: &Config,
     target: &Target<'_>,
@@ -33,7 +36,7 @@ pub(super) fn check(
     if !enforced
         || target.resolved.kind != TargetKind::File
         || seen.is_some()
-        || lock::requested(request)
+        || request.base.is_some()
     {
         return Ok(());
     }

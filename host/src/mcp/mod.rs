@@ -319,7 +319,10 @@ impl McpServer {
         // The session's record goes with it, from the root it last used.
         self.session.ends_in(Arc::clone(&root));
         let session = Arc::clone(&self.session);
-        let answer = self.calls.call(root, input, Some(cancel), session).await;
+        let answer = self
+            .calls
+            .call(root, input, Some(cancel), Some(session))
+            .await;
         watch.abort();
         drop(progress);
         answer.map_err(|err| ErrorData::internal_error(err.to_string(), None))

@@ -20,6 +20,7 @@ mod agent_loop;
 mod cli;
 mod deploy;
 mod dist;
+mod files_api;
 mod hosts;
 mod readme;
 mod servers;
