@@ -102,15 +102,20 @@ fn rendered_len(text: &str) -> usize {
 
 /// One line as `cat -n` shows it: the number right-aligned in six columns,
 /// a tab, the line (cut past [`MAX_LINE_CHARS`], with a mark that says by
-/// how much).
+/// how much). A character a terminal would act on (ESC, an OSC sequence's
+/// BEL, a direction control) is shown as `\u{…}`, as every surface that
+/// hands text on to be printed shows it (`write_tool_wire::printable`):
+/// the file's bytes must not drive the terminal or hide text from whoever
+/// reads the view. Tabs are kept.
 fn numbered(n: u64, line: &str) -> String {
+    let shown = |line: &str| write_tool_wire::printable::printable(line, true);
     match line.char_indices().nth(MAX_LINE_CHARS) {
-        None => format!("{n:>6}\t{line}\n"),
+        None => format!("{n:>6}\t{}\n", shown(line)),
         Some((at, _)) => {
             let more = line[at..].chars().count();
             format!(
                 "{n:>6}\t{}… [{more} more characters on this line]\n",
-                &line[..at]
+                shown(&line[..at])
             )
         }
     }
@@ -210,9 +215,21 @@ mod tests {
             .collect();
         let page = number(&controls, 1, None).unwrap();
         let [_, last] = page.lines.unwrap();
-        assert_eq!(last, 3, "three lines of 1,000 controls, escaped, fit");
+        // Each control shown as `\u{1}`, six characters in JSON.
+        assert_eq!(last, 5, "five lines of 1,000 controls, escaped, fit");
+        assert!(!page.body.contains('\u{1}'), "shown escaped");
         assert!(rendered_len(&page.body) <= MAX_CHARS);
         assert_eq!(rendered_len("a\t\"\u{7}\n"), 1 + 2 + 2 + 10 + 1);
+    }
+
+    #[test]
+    fn a_files_terminal_sequences_are_shown_escaped_and_its_tabs_kept() {
+        let text = "\u{1b}[31mred\u{1b}[0m\tok\n\u{1b}]0;title\u{7}\u{202e}x\n";
+        let page = number(text, 1, None).unwrap();
+        assert_eq!(
+            page.body,
+            "     1\t\\u{1B}[31mred\\u{1B}[0m\tok\n     2\t\\u{1B}]0;title\\u{7}\\u{202E}x\n"
+        );
     }
 
     #[test]
