@@ -9,7 +9,8 @@
 //! address, `localhost` nor an allowed origin's host is refused (403, as
 //! `/metrics` refuses it: a page that made its own name resolve to this
 //! address), and so is a browser `Origin` the WebSocket handshake would
-//! refuse. A request's body is bounded by the port's message size (413
+//! refuse. Where the operator gave a token (`crate::auth`), a request
+//! without it is 401 with the bearer challenge. A request's body is bounded by the port's message size (413
 //! past it). At a drain, the request in flight is answered and the
 //! connection then closed.
 
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::body::Incoming;
-use hyper::header::{HOST, ORIGIN};
+use hyper::header::{AUTHORIZATION, HOST, ORIGIN, WWW_AUTHENTICATE};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::StreamableHttpService;
@@ -38,6 +39,8 @@ pub(crate) struct Http {
     tool: Arc<WriteTool>,
     root: Arc<Root>,
     allowed_origins: Vec<String>,
+    /// The tokens requests must carry (`crate::auth`).
+    tokens: crate::auth::Tokens,
     /// Cancelled at a drain: rmcp's streams end.
     stop: CancellationToken,
 }
@@ -75,6 +78,7 @@ impl Http {
         root: &Arc<Root>,
         max_body: usize,
         allowed_origins: Vec<String>,
+        tokens: crate::auth::Tokens,
     ) -> wasmtime::Result<Http> {
         let stop = CancellationToken::new();
         let mcp =
@@ -85,6 +89,7 @@ impl Http {
             tool: calls.shared_tool(),
             root: Arc::clone(root),
             allowed_origins,
+            tokens,
             stop,
         })
     }
@@ -150,6 +155,24 @@ impl Http {
             }
         }
         let path = request.uri().path();
+        let scope = if crate::quiesce::serves(path) {
+            crate::auth::Scope::Quiesce
+        } else {
+            crate::auth::Scope::Calls
+        };
+        let given = request.headers().get(AUTHORIZATION).map(|h| h.as_bytes());
+        if !self.tokens.allows(scope, given) {
+            let mut refused = error(
+                StatusCode::UNAUTHORIZED,
+                "UNAUTHORIZED",
+                crate::auth::REFUSED,
+            );
+            refused.headers_mut().insert(
+                WWW_AUTHENTICATE,
+                hyper::header::HeaderValue::from_static(crate::auth::CHALLENGE),
+            );
+            return refused;
+        }
         if path == "/mcp" {
             self.mcp.handle(request).await
         } else if crate::quiesce::serves(path) {

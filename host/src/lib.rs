@@ -51,6 +51,7 @@
     clippy::all,
     reason = "generated bindings"
 )]
+pub mod auth;
 mod bindings;
 mod cache;
 mod calls;

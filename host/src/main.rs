@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use write_tool::auth::{Token, Tokens};
 use write_tool::mcp::RootsError;
 use write_tool::{Options, Root, WriteTool, ambient_authority};
 
@@ -91,8 +92,13 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Serve {
             ws: Some(addr),
             ws_allow_remote,
+            ws_token_file,
             ..
-        } => Some(listen_addrs(addr, *ws_allow_remote)?),
+        } => Some(listen_addrs(
+            addr,
+            *ws_allow_remote,
+            ws_token_file.is_some(),
+        )?),
         _ => None,
     };
     let tool = WriteTool::new(options)
@@ -186,6 +192,8 @@ fn serve_command(
         ws_max_connections,
         probe_listen,
         metrics,
+        ws_token_file,
+        ws_quiesce_token_file,
         ..
     } = command
     else {
@@ -197,7 +205,13 @@ fn serve_command(
     if metrics {
         write_tool::metrics::enable();
     }
+    let read = |file: Option<PathBuf>| file.as_deref().map(Token::read).transpose();
+    let tokens = Tokens {
+        port: read(ws_token_file)?,
+        quiesce: read(ws_quiesce_token_file)?,
+    };
     let options = write_tool::ws::WsOptions {
+        tokens,
         max_message_bytes: limit,
         allowed_origins: ws_origin,
         handshake_timeout: std::time::Duration::from_millis(ws_handshake_timeout_ms),
@@ -209,9 +223,14 @@ fn serve_command(
 }
 
 /// The addresses `--ws HOST:PORT` resolves to, all of them loopback ones
-/// unless `allow_remote`: a host name that also resolves elsewhere is
-/// refused like an address that is not loopback.
-fn listen_addrs(addr: &str, allow_remote: bool) -> anyhow::Result<(String, Vec<SocketAddr>)> {
+/// unless `allow_remote` and `token` (a port beyond loopback is never
+/// open to whoever reaches it): a host name that also resolves elsewhere
+/// is refused like an address that is not loopback.
+fn listen_addrs(
+    addr: &str,
+    allow_remote: bool,
+    token: bool,
+) -> anyhow::Result<(String, Vec<SocketAddr>)> {
     let addrs: Vec<SocketAddr> = addr
         .to_socket_addrs()
         .with_context(|| format!("--ws {addr} (give HOST:PORT, for example 127.0.0.1:8765)"))?
@@ -219,8 +238,19 @@ fn listen_addrs(addr: &str, allow_remote: bool) -> anyhow::Result<(String, Vec<S
     if addrs.is_empty() {
         bail!("--ws {addr} resolves to no address");
     }
-    if !allow_remote && !addrs.iter().all(|a| a.ip().is_loopback()) {
-        bail!("--ws {addr} is not a loopback address; add --ws-allow-remote to serve it anyway");
+    if !addrs.iter().all(|a| a.ip().is_loopback()) {
+        if !allow_remote {
+            bail!(
+                "--ws {addr} is not a loopback address; add --ws-allow-remote (and \
+                 --ws-token-file) to serve it anyway"
+            );
+        }
+        if !token {
+            bail!(
+                "--ws {addr} is not a loopback address: it is served only with a token \
+                 (--ws-token-file FILE), never open to whoever reaches it"
+            );
+        }
     }
     Ok((addr.to_owned(), addrs))
 }

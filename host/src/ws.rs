@@ -86,6 +86,8 @@ pub struct WsOptions {
     /// hold a request of up to `max_message_bytes` (twice, as read and as
     /// passed on), so this and that bound what the host itself holds.
     pub max_connections: usize,
+    /// The tokens the port asks for (`crate::auth`); none by default.
+    pub tokens: crate::auth::Tokens,
 }
 
 impl Default for WsOptions {
@@ -97,6 +99,7 @@ impl Default for WsOptions {
             idle_timeout: Duration::from_secs(300),
             write_timeout: Duration::from_secs(30),
             max_connections: MAX_CONNECTIONS,
+            tokens: crate::auth::Tokens::default(),
         }
     }
 }
@@ -141,6 +144,7 @@ pub async fn serve_until(
         &root,
         options.max_message_bytes,
         options.allowed_origins.clone(),
+        options.tokens.clone(),
     )
     .map_err(std::io::Error::other)?;
     let shared = Arc::new(Shared {
@@ -336,9 +340,11 @@ impl Shared {
             .max_message_size(Some(limit))
             .max_frame_size(Some(limit));
         let allowed = self.options.allowed_origins.clone();
+        let tokens = self.options.tokens.clone();
         #[allow(clippy::result_large_err, reason = "tungstenite's callback signature")]
         let check = move |request: &Request, response: Response| {
-            check_origin(request, &allowed).map(|()| response)
+            check_origin(request, &allowed)?;
+            check_token(request, &tokens).map(|()| response)
         };
         tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))
             .await
@@ -448,6 +454,22 @@ impl Shared {
         // Completes the closing handshake if the client started it.
         let _ = self.bounded(ws.close(None)).await;
     }
+}
+
+/// Accept a handshake that carries the port's token, when it has one;
+/// refuse anything else with 401 and the bearer challenge.
+#[allow(clippy::result_large_err, reason = "tungstenite's callback signature")]
+fn check_token(request: &Request, tokens: &crate::auth::Tokens) -> Result<(), ErrorResponse> {
+    let given = request.headers().get("authorization").map(|h| h.as_bytes());
+    if tokens.allows(crate::auth::Scope::Calls, given) {
+        return Ok(());
+    }
+    let mut response = ErrorResponse::new(Some(format!("{}\n", crate::auth::REFUSED)));
+    *response.status_mut() = StatusCode::UNAUTHORIZED;
+    if let Ok(challenge) = crate::auth::CHALLENGE.parse() {
+        response.headers_mut().insert("www-authenticate", challenge);
+    }
+    Err(response)
 }
 
 /// Accept no `Origin` (not a browser), a loopback origin, or one allowed

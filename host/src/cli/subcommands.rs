@@ -100,10 +100,22 @@ pub(crate) enum Command {
         /// free port, printed on stderr).
         #[arg(long, value_name = "HOST:PORT")]
         ws: Option<String>,
-        /// Allow --ws on an address that is not loopback. Anyone who can
-        /// reach it can write files under the roots.
+        /// Allow --ws on an address that is not loopback. It needs
+        /// --ws-token-file too: without a token anyone who can reach it
+        /// could write files under the roots.
         #[arg(long, requires = "ws")]
         ws_allow_remote: bool,
+        /// Ask every request on the --ws port but the health probes (the
+        /// WebSocket handshake, /mcp, /v1/*, /quiesce, /resume) for the
+        /// token in this file, as `Authorization: Bearer TOKEN`: at least
+        /// 32 visible ASCII characters (`openssl rand -hex 32`). A
+        /// Kubernetes Secret mounted as a file serves (deploy/).
+        #[arg(long, value_name = "FILE", requires = "ws")]
+        ws_token_file: Option<PathBuf>,
+        /// Ask /quiesce and /resume for the token in this file instead, so
+        /// that a client that may write cannot pause every writer.
+        #[arg(long, value_name = "FILE", requires = "ws")]
+        ws_quiesce_token_file: Option<PathBuf>,
         /// Accept browser connections from this origin too (repeatable;
         /// loopback origins are always accepted), for example
         /// https://tool.example.com.

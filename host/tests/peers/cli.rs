@@ -22,6 +22,19 @@ fn ws_refuses_addresses_that_are_not_loopback_unless_asked() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--ws-allow-remote"), "{stderr}");
+    // Allowed, but with no token: it would be open to whoever reaches it.
+    let output = Command::new(bin_str())
+        .arg("--root")
+        .arg(root.path())
+        .args(["serve", "--ws", "0.0.0.0:0", "--ws-allow-remote"])
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("only with a token (--ws-token-file"),
+        "{stderr}"
+    );
 }
 
 /// A `serve --ws ADDR` server on a fresh root, and the address it printed

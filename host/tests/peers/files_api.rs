@@ -6,9 +6,14 @@ use crate::cli::{WsServer, http};
 
 /// One request with `body`, answered on a fresh connection.
 fn send(addr: &str, method: &str, path: &str, body: &[u8]) -> String {
+    send_as(addr, "", method, path, body)
+}
+
+/// [`send`] with the header lines `headers` (each ending in `\r\n`).
+fn send_as(addr: &str, headers: &str, method: &str, path: &str, body: &[u8]) -> String {
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: {}\r\nConnection: \
-         close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\n{headers}Content-Length: {}\r\n\
+         Connection: close\r\n\r\n",
         body.len()
     );
     let mut request = head.into_bytes();
@@ -59,4 +64,79 @@ fn one_call(addr: &str, request: &str) -> String {
             .expect("not an error");
         answer.into_text().expect("text").to_string()
     })
+}
+
+const TOKEN: &str = "3f1c9a7be25d4c08a6f4e1d2b7c9a0e53f1c9a7be25d4c08";
+const QUIESCE_TOKEN: &str = "quiesce-0c7d2e9f41b8a653c0e7d2e9f41b8a65";
+
+/// With `--ws-token-file` every request but the probes' needs the token
+/// (`docs/contract.md#port-auth`): without it, or with another, `/v1/*`,
+/// `/mcp`, `/quiesce`, `/resume` and the WebSocket handshake are 401 with
+/// the bearer challenge and nothing is written or paused; with it each is
+/// served; `/quiesce` and `/resume` take their own token where one is
+/// given, and not the port's.
+#[test]
+fn the_port_asks_every_caller_for_the_operators_token() {
+    let dir = tempfile::tempdir().expect("tokens");
+    let (port, quiesce) = (dir.path().join("token"), dir.path().join("quiesce"));
+    std::fs::write(&port, format!("{TOKEN}\n")).expect("token");
+    std::fs::write(&quiesce, QUIESCE_TOKEN).expect("token");
+    let server = WsServer::start_with(
+        "127.0.0.1:0",
+        &[
+            "--ws-token-file",
+            port.to_str().expect("UTF-8"),
+            "--ws-quiesce-token-file",
+            quiesce.to_str().expect("UTF-8"),
+        ],
+    );
+    let addr = server.addr();
+    let good = format!("Authorization: Bearer {TOKEN}\r\n");
+    let mcp = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let mcp_headers = "Content-Type: application/json\r\nAccept: application/json, \
+                       text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n";
+    for wrong in [
+        String::new(),
+        format!("Authorization: Bearer {TOKEN}x\r\n"),
+        format!("Authorization: Basic {TOKEN}\r\n"),
+        format!("Authorization: Bearer {QUIESCE_TOKEN}\r\n"),
+    ] {
+        for (method, path, body, extra) in [
+            ("PUT", "/v1/files/a.txt", &b"x\n"[..], ""),
+            ("GET", "/v1/files/a.txt", &b""[..], ""),
+            ("POST", "/mcp", &mcp[..], mcp_headers),
+        ] {
+            let answer = send_as(addr, &format!("{wrong}{extra}"), method, path, body);
+            assert!(
+                answer.starts_with("HTTP/1.1 401"),
+                "{wrong:?} {path}: {answer}"
+            );
+            assert!(
+                answer.contains("www-authenticate: Bearer realm=\"write-tool\""),
+                "{answer}"
+            );
+        }
+    }
+    for wrong in [String::new(), good.clone()] {
+        let answer = send_as(addr, &wrong, "POST", "/quiesce", b"");
+        assert!(answer.starts_with("HTTP/1.1 401"), "{wrong:?}: {answer}");
+    }
+    let handshake = "GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: \
+                     Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+                     Sec-WebSocket-Version: 13\r\n";
+    let answer = http(addr, &format!("{handshake}\r\n"));
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    let answer = http(addr, &format!("{handshake}{good}\r\n"));
+    assert!(answer.starts_with("HTTP/1.1 101"), "{answer}");
+    // Nothing was written or paused; the probes stay open.
+    assert!(send(addr, "GET", "/healthz", b"").starts_with("HTTP/1.1 200"));
+    let answer = send_as(addr, &good, "PUT", "/v1/files/a.txt", b"x\n");
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+    let answer = send_as(addr, &good, "POST", "/mcp", mcp);
+    assert!(!answer.starts_with("HTTP/1.1 401"), "{answer}");
+    let quiesce = format!("Authorization: Bearer {QUIESCE_TOKEN}\r\n");
+    for path in ["/quiesce", "/resume"] {
+        let answer = send_as(addr, &quiesce, "POST", path, b"");
+        assert!(answer.starts_with("HTTP/1.1 200"), "{path}: {answer}");
+    }
 }

@@ -134,6 +134,14 @@ def check_sidecar(name, spec, claims):
         fail(f"{name}: write-tool must serve on 127.0.0.1:8080 only, not {listen}")
     if 8080 in ports.values():
         fail(f"{name}: the port that writes must not be published")
+    # Every process of the pod reaches loopback: the port asks for the
+    # token of a Secret mounted where the flag says.
+    token = args[args.index("--ws-token-file") + 1] if "--ws-token-file" in args else fail(
+        f"{name}: write-tool must ask for a token (--ws-token-file)")
+    mounts = {m["name"]: m["mountPath"] for m in tool.get("volumeMounts", [])}
+    secrets = {v["name"] for v in spec.get("volumes", []) if "secret" in v}
+    if not any(token.startswith(mounts.get(v, "//") + "/") for v in secrets):
+        fail(f"{name}: the token file {token} must be on a mounted Secret")
     probes = args[args.index("--probe-listen") + 1] if "--probe-listen" in args else fail(
         f"{name}: --probe-listen")
     if not probes.endswith(":9090"):
