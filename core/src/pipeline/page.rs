@@ -100,15 +100,36 @@ fn rendered_len(text: &str) -> usize {
         .sum()
 }
 
+/// Whether `c` is a control a terminal acts on (C0 but the tab, DEL, C1):
+/// shown escaped in a view.
+fn is_control(c: char) -> bool {
+    c.is_control() && c != '\t'
+}
+
 /// One line as `cat -n` shows it: the number right-aligned in six columns,
 /// a tab, the line (cut past [`MAX_LINE_CHARS`], with a mark that says by
-/// how much). A character a terminal would act on (ESC, an OSC sequence's
-/// BEL, a direction control) is shown as `\u{…}`, as every surface that
-/// hands text on to be printed shows it (`write_tool_wire::printable`):
-/// the file's bytes must not drive the terminal or hide text from whoever
-/// reads the view. Tabs are kept.
+/// how much). A control character (ESC, an OSC sequence's BEL, DEL, C1) is
+/// shown as `\u{…}`, as every surface that hands text on to be printed
+/// shows it: the file's bytes must not drive the terminal of whoever reads
+/// the view. Only controls: joiners, soft hyphens and marks that ordinary
+/// text holds (an emoji's ZWJ, Persian's ZWNJ) are shown as they are, so
+/// that a view of them can be quoted back to an edit.
 fn numbered(n: u64, line: &str) -> String {
-    let shown = |line: &str| write_tool_wire::printable::printable(line, true);
+    let shown = |line: &str| {
+        if line.contains(is_control) {
+            line.chars()
+                .map(|c| {
+                    if is_control(c) {
+                        format!("\\u{{{:X}}}", c as u32)
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect()
+        } else {
+            line.to_owned()
+        }
+    };
     match line.char_indices().nth(MAX_LINE_CHARS) {
         None => format!("{n:>6}\t{}\n", shown(line)),
         Some((at, _)) => {
@@ -224,12 +245,26 @@ mod tests {
 
     #[test]
     fn a_files_terminal_sequences_are_shown_escaped_and_its_tabs_kept() {
-        let text = "\u{1b}[31mred\u{1b}[0m\tok\n\u{1b}]0;title\u{7}\u{202e}x\n";
+        let text = "\u{1b}[31mred\u{1b}[0m\tok\n\u{1b}]0;title\u{7}\u{9b}\u{7f}\u{200d}x\n";
         let page = number(text, 1, None).unwrap();
         assert_eq!(
             page.body,
-            "     1\t\\u{1B}[31mred\\u{1B}[0m\tok\n     2\t\\u{1B}]0;title\\u{7}\\u{202E}x\n"
+            "     1\t\\u{1B}[31mred\\u{1B}[0m\tok\n     2\t\\u{1B}]0;title\\u{7}\\u{9B}\\u{7F}\u{200d}x\n"
         );
+        // Past the line's cut too.
+        let long = format!(
+            "{}\u{1b}]0;x\u{7}{}",
+            "a".repeat(MAX_LINE_CHARS - 5),
+            "b".repeat(10)
+        );
+        let page = number(&long, 1, None).unwrap();
+        let line = page.body.trim_end_matches('\n');
+        assert!(
+            !line.contains(is_control),
+            "{:?}",
+            &line[MAX_LINE_CHARS - 5..]
+        );
+        assert!(page.body.contains("\\u{1B}]0;x"), "escaped before the cut");
     }
 
     #[test]

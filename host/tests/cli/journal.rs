@@ -213,6 +213,15 @@ fn a_models_forced_revert_never_undoes_a_persons_write_from_the_command_line() {
         );
         assert_eq!(p.read("a.txt").as_deref(), Some("person\n"));
     }
+    // The person undoes their own write: the model's change is the
+    // model's to undo again.
+    let out = p.run(&["undo"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(p.read("a.txt").as_deref(), Some("model\n"));
+    let request = format!(r#"{{"change_id": "{id}"}}"#);
+    let out = p.run(&["call"], request.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(p.read("a.txt"), None);
 }
 
 /// `edit` and `patch` as scripts drive them (`docs/contract.md#cli`): the

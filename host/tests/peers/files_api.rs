@@ -118,22 +118,34 @@ fn the_port_asks_every_caller_for_the_operators_token() {
         }
     }
     for wrong in [String::new(), good.clone()] {
-        let answer = send_as(addr, &wrong, "POST", "/quiesce", b"");
-        assert!(answer.starts_with("HTTP/1.1 401"), "{wrong:?}: {answer}");
+        for path in ["/quiesce", "/resume"] {
+            let answer = send_as(addr, &wrong, "POST", path, b"");
+            assert!(
+                answer.starts_with("HTTP/1.1 401"),
+                "{wrong:?} {path}: {answer}"
+            );
+        }
     }
     let handshake = "GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: \
                      Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
                      Sec-WebSocket-Version: 13\r\n";
-    let answer = http(addr, &format!("{handshake}\r\n"));
-    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    for wrong in [
+        "",
+        "Authorization: Basic x\r\n",
+        "Authorization: Bearer wrong\r\n",
+    ] {
+        let answer = http(addr, &format!("{handshake}{wrong}\r\n"));
+        assert!(answer.starts_with("HTTP/1.1 401"), "{wrong:?}: {answer}");
+    }
     let answer = http(addr, &format!("{handshake}{good}\r\n"));
     assert!(answer.starts_with("HTTP/1.1 101"), "{answer}");
     // Nothing was written or paused; the probes stay open.
     assert!(send(addr, "GET", "/healthz", b"").starts_with("HTTP/1.1 200"));
     let answer = send_as(addr, &good, "PUT", "/v1/files/a.txt", b"x\n");
     assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
-    let answer = send_as(addr, &good, "POST", "/mcp", mcp);
-    assert!(!answer.starts_with("HTTP/1.1 401"), "{answer}");
+    let answer = send_as(addr, &format!("{good}{mcp_headers}"), "POST", "/mcp", mcp);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("\"tools\""), "{answer}");
     let quiesce = format!("Authorization: Bearer {QUIESCE_TOKEN}\r\n");
     for path in ["/quiesce", "/resume"] {
         let answer = send_as(addr, &quiesce, "POST", path, b"");

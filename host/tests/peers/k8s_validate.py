@@ -142,6 +142,10 @@ def check_sidecar(name, spec, claims):
     secrets = {v["name"] for v in spec.get("volumes", []) if "secret" in v}
     if not any(token.startswith(mounts.get(v, "//") + "/") for v in secrets):
         fail(f"{name}: the token file {token} must be on a mounted Secret")
+    # Not where the model's commands run: a token they can read is none.
+    for other in spec.get("containers", []):
+        if other is not tool and any(m["name"] in secrets for m in other.get("volumeMounts", [])):
+            fail(f"{name}: the port's token must not be mounted in {other['name']}")
     probes = args[args.index("--probe-listen") + 1] if "--probe-listen" in args else fail(
         f"{name}: --probe-listen")
     if not probes.endswith(":9090"):
