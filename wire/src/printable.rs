@@ -25,8 +25,16 @@ pub fn unprintable(c: char) -> bool {
 /// `text` with every [`unprintable`] character shown as `\u{XXXX}`; line
 /// breaks and tabs too unless `keep_lines`.
 pub fn printable(text: &str, keep_lines: bool) -> String {
-    let escape = |c: char| unprintable(c) && !(keep_lines && matches!(c, '\n' | '\t'));
-    if !text.contains(escape) {
+    escaped(text, |c| {
+        unprintable(c) && !(keep_lines && matches!(c, '\n' | '\t'))
+    })
+}
+
+/// `text` with every character `escape` picks shown as `\u{XXXX}`: the one
+/// form of an escape every surface shows (a view escapes fewer characters
+/// than [`printable`], in the same form).
+pub fn escaped(text: &str, escape: impl Fn(char) -> bool) -> String {
+    if !text.contains(&escape) {
         return text.to_owned();
     }
     text.chars()

@@ -115,21 +115,7 @@ fn is_control(c: char) -> bool {
 /// text holds (an emoji's ZWJ, Persian's ZWNJ) are shown as they are, so
 /// that a view of them can be quoted back to an edit.
 fn numbered(n: u64, line: &str) -> String {
-    let shown = |line: &str| {
-        if line.contains(is_control) {
-            line.chars()
-                .map(|c| {
-                    if is_control(c) {
-                        format!("\\u{{{:X}}}", c as u32)
-                    } else {
-                        c.to_string()
-                    }
-                })
-                .collect()
-        } else {
-            line.to_owned()
-        }
-    };
+    let shown = |line: &str| write_tool_wire::printable::escaped(line, is_control);
     match line.char_indices().nth(MAX_LINE_CHARS) {
         None => format!("{n:>6}\t{}\n", shown(line)),
         Some((at, _)) => {
