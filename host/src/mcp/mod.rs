@@ -34,6 +34,7 @@
 //! desktop clients start servers).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult,
@@ -91,10 +92,22 @@ enum Roots {
     Client {
         own: Result<Arc<Root>, RootsError>,
         /// The client's roots as last listed, or why they cannot be used;
-        /// `None` until a call needs them, and again after the client
-        /// says they changed.
-        listed: Mutex<Option<Result<Arc<Root>, RootsError>>>,
+        /// `None` until a call needs them.
+        listed: Mutex<Option<Listed>>,
+        /// How many `notifications/roots/list_changed` the transport has
+        /// read. rmcp runs each message's handler on a task of its own, so
+        /// a call read after the notification may start before the
+        /// notification's handler: the count, raised as the line is read,
+        /// is what tells the call its roots are stale.
+        changes: Arc<AtomicU64>,
     },
+}
+
+/// The client's roots as listed once `changes` had counted `at`.
+#[derive(Debug)]
+struct Listed {
+    at: u64,
+    roots: Result<Arc<Root>, RootsError>,
 }
 
 impl McpServer {
@@ -116,6 +129,7 @@ impl McpServer {
             Roots::Client {
                 own,
                 listed: Mutex::new(None),
+                changes: Arc::default(),
             },
         )
     }
@@ -163,25 +177,44 @@ impl McpServer {
     /// The roots a call runs under, or why it cannot run.
     #[allow(deprecated, reason = "the roots capability; see `client_roots`")]
     async fn root(&self, peer: &Peer<RoleServer>) -> Result<Arc<Root>, RootsError> {
-        let (own, listed) = match &*self.roots {
+        let (own, listed, changes) = match &*self.roots {
             Roots::Fixed(root) => return Ok(Arc::clone(root)),
             Roots::Broken(error) => return Err(error.clone()),
-            Roots::Client { own, listed } => (own, listed),
+            Roots::Client {
+                own,
+                listed,
+                changes,
+            } => (own, listed, changes),
         };
         let mut listed = listed.lock().await;
-        if let Some(known) = &*listed {
-            return known.clone();
+        // Read before the listing: a change said while it is asked for
+        // makes the next call ask again.
+        let at = changes.load(Ordering::SeqCst);
+        if let Some(known) = listed.as_ref().filter(|known| known.at == at) {
+            return known.roots.clone();
         }
         let offers = peer
             .peer_info()
             .is_some_and(|info| info.capabilities.roots.is_some());
-        let current = if offers {
+        let roots = if offers {
             client_roots(peer, self.calls.tool().options()).await
         } else {
             own.clone()
         };
-        *listed = Some(current.clone());
-        current
+        *listed = Some(Listed {
+            at,
+            roots: roots.clone(),
+        });
+        roots
+    }
+
+    /// What the stdio transport raises on each roots change it reads
+    /// (see `Roots::Client`'s `changes`).
+    fn roots_changes(&self) -> Option<Arc<AtomicU64>> {
+        match &*self.roots {
+            Roots::Client { changes, .. } => Some(Arc::clone(changes)),
+            Roots::Fixed(_) | Roots::Broken(_) => None,
+        }
     }
 
     /// Serve MCP over stdin/stdout until the client closes stdin.
@@ -202,6 +235,9 @@ impl McpServer {
     ) -> anyhow::Result<()> {
         let (mut transport, writer) =
             stdio::lines(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
+        if let Some(changes) = self.roots_changes() {
+            transport.count_roots_changes(changes);
+        }
         let (stop, stopped) = tokio::sync::watch::channel(false);
         transport.stop_when(stopped.clone());
         let calls = Arc::clone(&self.calls);
@@ -411,11 +447,17 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
-        // Asked again at once, holding the lock, so that a call that
-        // follows the notification waits for the new roots.
-        if let Roots::Client { listed, .. } = &*self.roots {
+        // Asked again at once, whether or not a call got there first: the
+        // stdio transport has counted the change already, another
+        // transport may not have.
+        if let Roots::Client {
+            listed, changes, ..
+        } = &*self.roots
+        {
             let mut listed = listed.lock().await;
-            *listed = Some(client_roots(&context.peer, self.calls.tool().options()).await);
+            let at = changes.load(Ordering::SeqCst);
+            let roots = client_roots(&context.peer, self.calls.tool().options()).await;
+            *listed = Some(Listed { at, roots });
         }
     }
 

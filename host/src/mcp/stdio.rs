@@ -30,7 +30,7 @@
 use std::fmt;
 use std::future::{Future, ready};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -147,6 +147,7 @@ where
         backlog,
         pending: Arc::default(),
         stop: None,
+        roots_changes: None,
     };
     (lines, writer)
 }
@@ -230,12 +231,20 @@ pub(super) struct Lines<R> {
     pending: Arc<Pending>,
     /// Once it reads true, no more lines are read: the input ends.
     stop: Option<tokio::sync::watch::Receiver<bool>>,
+    /// Raised as each `notifications/roots/list_changed` is read, before
+    /// rmcp has it (the server's roots, `super::Roots`).
+    roots_changes: Option<Arc<AtomicU64>>,
 }
 
 impl<R> Lines<R> {
     /// End the input once `stop` reads true (a drain).
     pub(super) fn stop_when(&mut self, stop: tokio::sync::watch::Receiver<bool>) {
         self.stop = Some(stop);
+    }
+
+    /// Raise `changes` as each roots change is read.
+    pub(super) fn count_roots_changes(&mut self, changes: Arc<AtomicU64>) {
+        self.roots_changes = Some(changes);
     }
 }
 
@@ -379,6 +388,11 @@ impl<R: AsyncRead + Unpin> Lines<R> {
                 }
                 Opening::Ignored => return None,
             }
+        }
+        if method == Some("notifications/roots/list_changed")
+            && let Some(changes) = &self.roots_changes
+        {
+            changes.fetch_add(1, Ordering::SeqCst);
         }
         let call = method == Some("tools/call");
         if call && self.pending.full() {
@@ -604,6 +618,54 @@ mod tests {
             refused.push(answer["id"].clone());
         }
         assert_eq!(refused, [1, 3]);
+    }
+
+    /// A roots change is counted as its line is read, before rmcp has the
+    /// message: a call read after it finds its roots stale whichever of
+    /// their handlers runs first.
+    #[tokio::test]
+    async fn a_roots_change_is_counted_before_the_call_after_it_is_passed_on() {
+        use rmcp::transport::Transport;
+        use std::sync::atomic::{AtomicU64, Ordering};
+
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"t","version":"1"}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Write","arguments":{}}}"#,
+            "\n",
+        );
+        let (_client, server) = tokio::io::duplex(1 << 16);
+        let (mut lines, _writer) = super::lines(input.as_bytes(), server, 1 << 20);
+        let changes = std::sync::Arc::new(AtomicU64::new(0));
+        lines.count_roots_changes(std::sync::Arc::clone(&changes));
+        async fn next(
+            lines: &mut super::Lines<&[u8]>,
+        ) -> super::RxJsonRpcMessage<super::RoleServer> {
+            tokio::time::timeout(std::time::Duration::from_secs(10), lines.receive())
+                .await
+                .expect("a message in time")
+                .expect("a message")
+        }
+        next(&mut lines).await;
+        assert_eq!(changes.load(Ordering::SeqCst), 0);
+        lines
+            .send(rmcp::model::JsonRpcMessage::response(
+                rmcp::model::ServerResult::empty(()),
+                NumberOrString::Number(1),
+            ))
+            .await
+            .expect("sent");
+        let change = next(&mut lines).await;
+        assert!(matches!(
+            change,
+            rmcp::model::JsonRpcMessage::Notification(_)
+        ));
+        assert_eq!(changes.load(Ordering::SeqCst), 1);
+        let call = next(&mut lines).await;
+        assert!(matches!(call, rmcp::model::JsonRpcMessage::Request(_)));
+        assert_eq!(changes.load(Ordering::SeqCst), 1);
     }
 
     /// Answers a client leaves unread past the bound stop the reading of
