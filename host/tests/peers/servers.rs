@@ -64,7 +64,12 @@ fn node_peers() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let source = workspace().join("host/tests/peers/node");
-        let files = ["package.json", "package-lock.json", "mcp_client.mjs"];
+        let files = [
+            "package.json",
+            "package-lock.json",
+            "mcp_client.mjs",
+            "mcp_headers_client.mjs",
+        ];
         let mut inputs = String::new();
         for file in files {
             inputs += &fs::read_to_string(source.join(file)).expect(file);
@@ -126,6 +131,53 @@ fn mcp_typescript_sdk_client_over_http() {
         .current_dir(dir));
     assert!(String::from_utf8_lossy(&output.stdout).contains("mcp ts client: ok"));
     check_typescript_client_files(&path);
+}
+
+/// SEP-2243 at `/mcp` behind the operator's token, under both SDKs pinned
+/// to MCP 2026-07-28: the `Mcp-Method` and `Mcp-Name` they send are taken,
+/// and a call whose header was rewritten on its way is refused with
+/// HEADER_MISMATCH and writes nothing (`mcp_headers_client.mjs`,
+/// `mcp_headers_client.py`).
+#[test]
+fn mcp_headers_are_checked_against_the_body_under_both_sdks() {
+    let root = tempfile::tempdir().expect("root");
+    let secrets = tempfile::tempdir().expect("secrets");
+    let token = "7d0f3b9e61a24c58b0d7e3f2a9c1b4e67d0f3b9e61a24c58";
+    let token_file = secrets.path().join("token");
+    fs::write(&token_file, token).expect("token");
+    let path = root.path().to_path_buf();
+    let args: Vec<String> = vec![
+        "--root".into(),
+        path.display().to_string(),
+        "serve".into(),
+        "--ws".into(),
+        "127.0.0.1:0".into(),
+        "--ws-token-file".into(),
+        token_file.display().to_string(),
+    ];
+    let server = crate::cli::WsServer::run(&args, root);
+    let url = format!("http://{}/mcp", server.addr());
+    let dir = node_peers();
+    let output = run(Command::new("node")
+        .arg(dir.join("mcp_headers_client.mjs"))
+        .args([&url, token])
+        .current_dir(dir));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("mcp ts headers client: ok"));
+    let script = workspace().join("host/tests/peers/mcp_headers_client.py");
+    let output = run(Command::new(python()).arg(script).args([&url, token]));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("mcp py headers client: ok"));
+    for sdk in ["ts", "py"] {
+        let written = |name: &str| path.join(format!("{sdk}-headers/{name}.txt"));
+        for name in ["sent", "after"] {
+            assert_eq!(
+                fs::read_to_string(written(name)).expect("written"),
+                format!("{sdk}-headers/{name}.txt\n")
+            );
+        }
+        for name in ["renamed", "remethod"] {
+            assert!(!written(name).exists(), "{sdk}: {name} was written");
+        }
+    }
 }
 
 /// What `mcp_client.mjs` leaves in the root.
