@@ -27,7 +27,8 @@ pub struct Options {
     pub binary: PathBuf,
     /// The workspace (for `packages/`).
     pub workspace: PathBuf,
-    /// Scratch space kept between runs (the Node tools' install).
+    /// Scratch space kept between runs (the Node tools' install), where
+    /// the wheel and the npm package are staged: one build at a time.
     pub work: PathBuf,
     /// The Python that runs the wheel's PEP 517 build.
     pub python: PathBuf,

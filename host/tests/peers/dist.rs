@@ -33,7 +33,19 @@ fn options(out: &Path) -> Options {
 
 /// A dist built into `out` from the binary under test.
 fn build(out: &Path) -> anyhow::Result<Dist> {
-    xtask::dist(&options(out), &mut |_| {})
+    build_with(&options(out))
+}
+
+/// A dist built as `options` say, one at a time: every build stages its
+/// wheel and npm package in the one work folder (`Options::work`, which
+/// keeps the Node tools' install), and two at once would stage into each
+/// other.
+fn build_with(options: &Options) -> anyhow::Result<Dist> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    xtask::dist(options, &mut |_| {})
 }
 
 /// The dist every test reads, built once.
@@ -197,7 +209,7 @@ fn a_dist_refuses_a_folder_holding_other_files_and_replaces_its_own() {
         binary: PathBuf::from("/bin/false"),
         ..options(&earlier)
     };
-    xtask::dist(&failing, &mut |_| {}).expect_err("no component from /bin/false");
+    build_with(&failing).expect_err("no component from /bin/false");
     assert_eq!(
         fs::read_to_string(earlier.join("server.json")).expect("kept"),
         "stale"
