@@ -80,7 +80,10 @@ impl Files {
                     }
                 };
                 match method {
-                    Method::GET | Method::HEAD => self.read(&name).await,
+                    Method::GET | Method::HEAD => {
+                        let page = request.uri().query().map(page_of).unwrap_or_default();
+                        self.read(&name, page).await
+                    }
                     Method::PUT => self.put(&name, request).await,
                     Method::DELETE => self.delete(&name).await,
                     _ => not_allowed("GET, HEAD, PUT, DELETE"),
@@ -229,11 +232,14 @@ impl Files {
         done(&envelope, false)
     }
 
-    async fn read(&self, name: &str) -> Response<Body> {
+    /// A file's bytes or a page of a directory's entries; `page` holds
+    /// the query's `offset` and `limit`, given to `view` as they are, so
+    /// that a listing is bounded and paged as its listing is.
+    async fn read(&self, name: &str, page: serde_json::Map<String, Value>) -> Response<Body> {
         // The full form: a directory's own entries come in `data.view`.
-        let seen = self
-            .call("view", json!({"path": name, "envelope": "full"}))
-            .await;
+        let mut arguments = json!({"path": name, "envelope": "full"});
+        arguments.as_object_mut().expect("an object").extend(page);
+        let seen = self.call("view", arguments).await;
         if seen.status == Status::Error {
             return failed(&seen, false);
         }
@@ -249,7 +255,13 @@ impl Files {
         let (root, name_shown, max) = (Arc::clone(&self.root), name.to_owned(), self.max_body);
         if view.kind == write_tool_wire::ViewKind::Directory {
             let listed = tokio::task::spawn_blocking(move || {
-                listing::of(&root, &resolved, &name_shown, &view.entries)
+                listing::of(&root, &resolved, &name_shown, &view.entries).map(|mut listing| {
+                    // Beside the spec's fields, where the next page starts.
+                    if let Some(next) = view.next_line {
+                        listing["next_offset"] = next.into();
+                    }
+                    listing
+                })
             })
             .await;
             return match listed {
@@ -367,6 +379,22 @@ fn decode(segment: &str) -> Result<String, String> {
         .map_err(|_| "The path is not UTF-8 once decoded.".to_owned())
 }
 
+/// A listing's `offset` and `limit` in a query, as `view` takes them: a
+/// number where the value is one, else the text, which `view` then
+/// refuses by name.
+fn page_of(query: &str) -> serde_json::Map<String, Value> {
+    ["offset", "limit"]
+        .into_iter()
+        .filter_map(|key| {
+            let value = self::query(query, key)?;
+            let value = value
+                .parse::<u64>()
+                .map_or_else(|_| Value::String(value), Value::from);
+            Some((key.to_owned(), value))
+        })
+        .collect()
+}
+
 /// A query parameter's value, percent-decoded.
 fn query(query: &str, key: &str) -> Option<String> {
     query.split('&').find_map(|pair| {
@@ -408,6 +436,8 @@ mod tests {
         assert!(decode("%FF").is_err());
         assert_eq!(query("a=1&mode=0755", "mode").as_deref(), Some("0755"));
         assert_eq!(query("recursive=true", "mode"), None);
+        let page = page_of("offset=3&limit=x&other=1");
+        assert_eq!(Value::Object(page), json!({"offset": 3, "limit": "x"}));
         assert_eq!(escaped_len(b"a\"\n\x01"), 1 + 2 + 2 + 6);
     }
 }

@@ -166,8 +166,8 @@ fn a_directory_lists_two_levels_without_hidden_or_protected_entries() {
         // The first level, in the full form: what the file API lists.
         assert_eq!(view.entries, ["README.md", "alias", "out", "src/"]);
         assert_eq!(
-            (view.kind.as_str(), view.total, view.base),
-            ("directory", 6, None)
+            (view.kind.as_str(), view.total, view.lines, view.base),
+            ("directory", 4, Some([1, 4]), None)
         );
     }
     for path in ["src/deep", "src/deep/"] {
@@ -434,14 +434,63 @@ fn a_listing_leaves_out_the_hosts_protected_paths_and_says_when_it_stops() {
     }
     let env = p.call(json!({"name": "view", "arguments": {"path": "many"}}));
     env.assert_status("partial");
-    assert_eq!(env.data().view.as_ref().unwrap().total, 1_001);
+    let view = env.data().view.clone().unwrap();
+    assert_eq!(
+        (view.total, view.lines, view.next_line),
+        (1_001, Some([1, 1_000]), Some(1_001))
+    );
+    assert_eq!(view.entries.len(), 1_000);
     assert!(
-        env.text.ends_with(
-            "many/f0999\n(1 more not shown, to keep the answer short: view one of the \
-             directories above to see its entries.)"
-        ),
+        env.text
+            .starts_with("'many': entries 1-1000 of its 1001, two levels deep")
+            && env.text.ends_with(
+                "many/f0999\n(Entries 1001-1001 not shown, to keep the answer short: offset \
+                 1001 shows them.)"
+            ),
         "{}",
         &env.text[env.text.len() - 200..]
+    );
+    // The next page, as the answer says to ask for it; past the end is
+    // refused with the count.
+    let env = p.call(json!({"name": "view", "arguments": {"path": "many", "offset": 1_001}}));
+    env.assert_status("success");
+    assert_eq!(
+        env.text,
+        "'many': entries 1001-1001 of its 1001, two levels deep (hidden ones left out):\n\
+         many/f1000"
+    );
+    assert_eq!(env.data().view.as_ref().unwrap().entries, ["f1000"]);
+    let env = p.call(json!({"name": "view", "arguments": {"path": "many", "view_range": [3, 4]}}));
+    env.assert_status("success");
+    assert_eq!(
+        env.data().view.as_ref().unwrap().entries,
+        ["f0002", "f0003"]
+    );
+    let env = p.call(json!({"name": "view", "arguments": {"path": "many", "offset": 1_002}}));
+    env.assert_status("error");
+    assert!(env.text.contains("has 1001 entries"), "{}", env.text);
+
+    // One directory alone over a page: cut inside it, the next page
+    // after it.
+    for n in 0..1_200 {
+        p.write(&format!("wide/a/f{n:04}"), "x");
+    }
+    p.write("wide/b", "x");
+    let env = p.call(json!({"name": "view", "arguments": {"path": "wide"}}));
+    env.assert_status("partial");
+    let view = env.data().view.clone().unwrap();
+    assert_eq!(
+        (view.entries, view.next_line),
+        (vec!["a/".to_owned()], Some(2))
+    );
+    assert!(
+        env.text.ends_with(
+            "(201 more inside 'wide/a/' not shown, to keep the answer short: view it to see \
+             its entries.)\n(Entries 2-2 not shown, to keep the answer short: offset 2 shows \
+             them.)"
+        ),
+        "{}",
+        &env.text[env.text.len() - 300..]
     );
 }
 

@@ -183,14 +183,16 @@ pub struct View {
     /// A text file's lines, a directory's entries, or a file that is not
     /// text (described, not shown).
     pub kind: ViewKind,
-    /// The first and last line shown, from 1; absent when none was (a
-    /// directory, a file that is not text, an empty file).
+    /// The first and last line shown, from 1 (for a directory, the first
+    /// and last of its own entries shown); absent when none was (a file
+    /// that is not text, an empty file or directory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<[u64; 2]>,
-    /// The file's lines; for a directory, the entries listed.
+    /// The file's lines; for a directory, its own (first-level) entries.
     pub total: u64,
-    /// Where the next page starts when the answer stopped before the end
-    /// of what was asked; absent when it did not.
+    /// Where the next page starts (a line, or a directory's entry: the
+    /// `offset` that shows it) when the answer stopped before the end of
+    /// what was asked; absent when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_line: Option<u64>,
     /// XXH3-128 of the file's bytes, 32 lowercase hex digits: the version

@@ -144,19 +144,94 @@ pub(super) fn more(page: &Page) -> Option<String> {
     ))
 }
 
-/// A directory's entries as shown: one per line, a directory's with a
-/// final `/`, at most [`MAX_ENTRIES`] and [`MAX_CHARS`]; and how many were
-/// left out.
-pub(super) fn list(entries: &[String]) -> (String, usize) {
-    let mut body = String::new();
-    for (i, entry) in entries.iter().enumerate() {
-        if i == MAX_ENTRIES || body.len() + entry.len() + 1 > MAX_CHARS {
-            return (body, entries.len() - i);
+/// A directory's page as it fills: its own entries, each with its
+/// children, one line each (a directory's with a final `/`), at most
+/// [`MAX_ENTRIES`] lines and [`MAX_CHARS`].
+#[derive(Debug, Default)]
+pub(super) struct Entries {
+    /// The lines taken, each ending in `\n`.
+    body: String,
+    lines: usize,
+    /// The first own entry not shown, when the page stopped before the
+    /// last one asked for.
+    pub(super) next: Option<u64>,
+    /// The entry that alone overflowed the page, and how many of its
+    /// children were left out.
+    pub(super) inside: Option<(String, usize)>,
+}
+
+impl Entries {
+    /// Take own entry number `at` with its children (`group`, the entry's
+    /// own line first) if it fits; `false` when the page is full, which
+    /// it then ends before `at`. An entry that alone does not fit is cut
+    /// after the lines that do.
+    pub(super) fn take(&mut self, group: Vec<String>, at: u64) -> bool {
+        let size: usize = group.iter().map(|e| e.len() + 1).sum();
+        let fits = |lines: usize, chars: usize| lines <= MAX_ENTRIES && chars <= MAX_CHARS;
+        if fits(self.lines + group.len(), self.body.len() + size) {
+            self.push_all(group);
+            return true;
         }
-        body.push_str(entry);
-        body.push('\n');
+        if self.lines > 0 {
+            self.next = Some(at);
+            return false;
+        }
+        let name = group.first().cloned().unwrap_or_default();
+        let mut left = group.len();
+        for line in group {
+            // The entry's own line always: a page shows at least one entry.
+            if self.lines > 0 && !fits(self.lines + 1, self.body.len() + line.len() + 1) {
+                break;
+            }
+            self.push_all([line]);
+            left -= 1;
+        }
+        self.inside = Some((name, left));
+        true
     }
-    (body, 0)
+
+    fn push_all(&mut self, lines: impl IntoIterator<Item = String>) {
+        for line in lines {
+            self.body.push_str(&line);
+            self.body.push('\n');
+            self.lines += 1;
+        }
+    }
+
+    /// The answer's text: what is shown, then where the rest is. A whole
+    /// directory on one page reads as it always has.
+    /// `own` entries (from `first`, of `total`) were shown, `until` the
+    /// last one asked for.
+    pub(super) fn text(&self, display: &str, [first, own, until, total]: [u64; 4]) -> String {
+        let body = &self.body;
+        let mut text = if (first == 1 && self.next.is_none()) || own == 0 {
+            let noun = if self.lines == 1 { "entry" } else { "entries" };
+            format!(
+                "'{display}': {} {noun}, two levels deep (hidden ones left out):\n{body}",
+                self.lines
+            )
+        } else {
+            format!(
+                "'{display}': entries {first}-{} of its {total}, two levels deep (hidden ones \
+                 left out):\n{body}",
+                first + own - 1
+            )
+        };
+        if let Some((name, left)) = self.inside.as_ref().filter(|(_, left)| *left > 0) {
+            text.push_str(&format!(
+                "({left} more inside '{name}' not shown, to keep the answer short: view it to \
+                 see its entries.)\n"
+            ));
+        }
+        if let Some(next) = self.next {
+            text.push_str(&format!(
+                "(Entries {next}-{until} not shown, to keep the answer short: offset {next} \
+                 shows them.)"
+            ));
+        }
+        text.truncate(text.trim_end_matches('\n').len());
+        text
+    }
 }
 
 #[cfg(test)]
@@ -255,10 +330,33 @@ mod tests {
 
     #[test]
     fn a_listing_stops_at_its_bounds() {
-        let entries: Vec<String> = (0..1_500).map(|n| format!("f{n}")).collect();
-        let (body, left) = list(&entries);
-        assert_eq!((body.lines().count(), left), (MAX_ENTRIES, 500));
-        let (body, left) = list(&entries[..2]);
-        assert_eq!((body.as_str(), left), ("f0\nf1\n", 0));
+        let mut page = Entries::default();
+        let mut taken = 0;
+        for at in 1..=1_500u64 {
+            if !page.take(vec![format!("f{at}")], at) {
+                break;
+            }
+            taken += 1;
+        }
+        assert_eq!((taken, page.next), (MAX_ENTRIES, Some(1_001)));
+        let text = page.text("d", [1, 1_000, 1_500, 1_500]);
+        assert!(
+            text.starts_with("'d': entries 1-1000 of its 1500,"),
+            "{text}"
+        );
+        assert!(text.ends_with("offset 1001 shows them.)"), "{text}");
+        // One entry alone over the page: cut inside it, the next page after it.
+        let mut page = Entries::default();
+        let big: Vec<String> = (0..1_200).map(|n| format!("big/f{n}")).collect();
+        assert!(page.take(big, 1));
+        assert!(!page.take(vec!["small".into()], 2));
+        assert_eq!((page.lines, page.next), (MAX_ENTRIES, Some(2)));
+        assert_eq!(page.inside, Some(("big/f0".into(), 200)));
+        let mut page = Entries::default();
+        assert!(page.take(vec!["f0".into(), "f1".into()], 1));
+        assert_eq!(
+            page.text("d", [1, 1, 1, 1]),
+            "'d': 2 entries, two levels deep (hidden ones left out):\nf0\nf1"
+        );
     }
 }

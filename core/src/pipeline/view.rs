@@ -123,6 +123,7 @@ fn run(
     {
         return Err(ToolError::protected());
     }
+    let range = (request.first, request.last);
     // Paths as Anthropic's text editor sends them (absolute, under a
     // root) are taken, as `write_file` takes them.
     let target = match target::resolve(roots, ToolName::WriteFile, &request.path) {
@@ -133,7 +134,7 @@ fn run(
             };
             let shown = prefix.map_or_else(|| ".".to_owned(), str::to_owned);
             *resolved = Some(shown.clone());
-            return directory(dir, dir, &[], prefix, &shown, config);
+            return directory(dir, dir, &[], prefix, &shown, config, range);
         }
         Err(err) => return Err(err),
     };
@@ -153,6 +154,7 @@ fn run(
                 target.prefix,
                 &target.display,
                 config,
+                range,
             )
         }),
         TargetKind::File => file(&target, request, config),
@@ -339,6 +341,13 @@ fn file_text(
 /// runs code from and the tool's temp files left out, and only real
 /// directories entered (a link to one is listed, not followed). `dir` is
 /// the directory `names` below `root`.
+///
+/// Paged by its own (first-level) entries, as a file is by lines: the
+/// request's `first` to `last` of them, each with its children, as many
+/// as fit in [`page::MAX_ENTRIES`] lines and [`page::MAX_CHARS`]; the
+/// answer says where the next page starts. Nothing past the page is
+/// looked at beyond its name, so a directory of 60,000 files costs one
+/// page's `stat`s, not 60,000.
 fn directory(
     root: &Dir,
     dir: &Dir,
@@ -346,6 +355,7 @@ fn directory(
     prefix: Option<&str>,
     display: &str,
     config: &Config,
+    range: (u64, Option<u64>),
 ) -> Result<Shown, ToolError> {
     let mut top = listed(dir).map_err(|e| fs::io_error(&e, "listing the directory"))?;
     top.sort();
@@ -359,66 +369,71 @@ fn directory(
                 .find(|n| n.bytes().any(|b| b.is_ascii_alphabetic()))
                 .is_some_and(|n| fs::folds_case(dir, std::slice::from_ref(n), 1)),
     };
+    top.retain(|name| !rules.hidden(&[name]));
+    let total = top.len() as u64;
+    let (first, last) = range;
+    if first > total && total > 0 {
+        return Err(ToolError::invalid_param(format!(
+            "'{display}' has {total} entries; the view starts at entry {first}. Give an offset \
+             from 1 to {total}."
+        )));
+    }
+    let until = last.map_or(total, |last| last.min(total));
     let shown_path = |rel: &[&str]| {
         let mut path: Vec<&str> = names.iter().map(String::as_str).collect();
         path.extend_from_slice(rel);
         let joined = path.join("/");
         prefix.map_or_else(|| joined.clone(), |p| format!("{p}/{joined}"))
     };
-    let mut entries = Vec::new();
-    // The directory's own entries, for the full form (the file API lists
-    // them): what the text shows of the first level, no more.
+    // The directory's own entries on this page, for the full form (the
+    // file API lists them).
     let mut own = Vec::new();
-    for name in &top {
-        if rules.hidden(&[name]) {
-            continue;
-        }
-        if !dir.stat_at(name).is_ok_and(|s| s.kind == Kind::Directory) {
-            entries.push(shown_path(&[name]));
-            own.push(name.clone());
-            continue;
-        }
-        entries.push(format!("{}/", shown_path(&[name])));
-        own.push(format!("{name}/"));
-        let Ok(sub) = dir.open_dir_at(name) else {
-            continue;
-        };
-        let mut inner = listed(&sub).unwrap_or_default();
-        inner.sort();
-        for child in inner {
-            if rules.hidden(&[name, &child]) {
-                continue;
+    let mut page = page::Entries::default();
+    let wanted = usize::try_from(first - 1).unwrap_or(usize::MAX)
+        ..usize::try_from(until).unwrap_or(usize::MAX);
+    for (at, name) in (first..).zip(top.get(wanted).unwrap_or_default()) {
+        let is_dir = dir.stat_at(name).is_ok_and(|s| s.kind == Kind::Directory);
+        let mut group = vec![if is_dir {
+            format!("{}/", shown_path(&[name]))
+        } else {
+            shown_path(&[name])
+        }];
+        if let Some(sub) = is_dir.then(|| dir.open_dir_at(name).ok()).flatten() {
+            let mut inner = listed(&sub).unwrap_or_default();
+            inner.sort();
+            for child in inner {
+                if rules.hidden(&[name, &child]) {
+                    continue;
+                }
+                let is_dir = sub.stat_at(&child).is_ok_and(|s| s.kind == Kind::Directory);
+                let slash = if is_dir { "/" } else { "" };
+                group.push(format!("{}{slash}", shown_path(&[name, &child])));
             }
-            let is_dir = sub.stat_at(&child).is_ok_and(|s| s.kind == Kind::Directory);
-            let slash = if is_dir { "/" } else { "" };
-            entries.push(format!("{}{slash}", shown_path(&[name, &child])));
         }
+        if !page.take(group, at) {
+            break;
+        }
+        own.push(if is_dir {
+            format!("{name}/")
+        } else {
+            name.clone()
+        });
     }
-    let (body, left) = page::list(&entries);
-    let shown = entries.len() - left;
-    let noun = if shown == 1 { "entry" } else { "entries" };
-    let mut text =
-        format!("'{display}': {shown} {noun}, two levels deep (hidden ones left out):\n{body}");
-    if left > 0 {
-        text.push_str(&format!(
-            "({left} more not shown, to keep the answer short: view one of the directories \
-             above to see its entries.)"
-        ));
-    }
-    text.truncate(text.trim_end_matches('\n').len());
+    let shown = own.len() as u64;
+    let text = page.text(display, [first, shown, until, total]);
     Ok(Shown {
         text,
         view: View {
             kind: ViewKind::Directory,
-            lines: None,
-            total: entries.len() as u64,
-            next_line: None,
+            lines: (shown > 0).then(|| [first, first + shown - 1]),
+            total,
+            next_line: page.next,
             base: None,
             entries: own,
         },
         format: None,
         lock: None,
         size: 0,
-        cut: left > 0,
+        cut: page.next.is_some() || page.inside.is_some(),
     })
 }

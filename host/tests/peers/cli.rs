@@ -114,6 +114,11 @@ impl WsServer {
         line
     }
 
+    /// The root it serves.
+    pub(crate) fn root(&self) -> &std::path::Path {
+        self._root.path()
+    }
+
     pub(crate) fn addr(&self) -> &str {
         self.addr
             .as_deref()

@@ -44,6 +44,65 @@ fn read_first_holds_sessions_not_the_file_apis_programs() {
     assert!(answer.ends_with("\r\n\r\nsecond\n"), "{answer}");
 }
 
+/// A directory's listing is bounded and paged as `view`'s is
+/// (`docs/contract.md#files-api`): 1,000 entries at most, `next_offset`
+/// where the rest starts, `offset` and `limit` as `view` takes them; a
+/// bad one is refused by name.
+#[test]
+fn a_listing_is_bounded_and_paged_as_views_is() {
+    let server = WsServer::start("127.0.0.1:0");
+    let addr = server.addr();
+    let dir = server.root().join("many");
+    std::fs::create_dir(&dir).expect("dir");
+    for n in 0..1_500 {
+        std::fs::write(dir.join(format!("f{n:04}")), "x").expect("file");
+    }
+    let listing = |query: &str| -> serde_json::Value {
+        let answer = send(addr, "GET", &format!("/v1/files/many{query}"), b"");
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        let body = answer.split_once("\r\n\r\n").expect("a body").1;
+        serde_json::from_str(body).expect("JSON")
+    };
+    let names = |page: &serde_json::Value| -> Vec<String> {
+        page["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .map(|e| e["name"].as_str().expect("a name").to_owned())
+            .collect()
+    };
+    let first = listing("");
+    assert_eq!(names(&first).len(), 1_000);
+    assert_eq!(first["next_offset"], 1_001);
+    let rest = listing("?offset=1001");
+    let rest_names = names(&rest);
+    assert_eq!(rest_names.len(), 500);
+    assert_eq!(
+        (rest_names[0].as_str(), rest.get("next_offset")),
+        ("f1000", None)
+    );
+    let mut all = names(&first);
+    all.extend(rest_names);
+    let expected: Vec<String> = (0..1_500).map(|n| format!("f{n:04}")).collect();
+    assert_eq!(
+        all, expected,
+        "every entry once, in order, across the pages"
+    );
+    let small = listing("?offset=3&limit=2");
+    assert_eq!(
+        (names(&small), &small["next_offset"]),
+        (
+            vec!["f0002".to_owned(), "f0003".to_owned()],
+            &serde_json::Value::Null
+        )
+    );
+    for bad in ["?limit=0", "?offset=x", "?offset=1501"] {
+        let answer = send(addr, "GET", &format!("/v1/files/many{bad}"), b"");
+        assert!(answer.starts_with("HTTP/1.1 403"), "{bad}: {answer}");
+        assert!(answer.contains("INVALID_PARAM"), "{bad}: {answer}");
+    }
+}
+
 /// One WebSocket call on a connection of its own (a session), its answer.
 fn one_call(addr: &str, request: &str) -> String {
     use futures_util::{SinkExt, StreamExt};
