@@ -30,6 +30,7 @@ use serde_json::{Value, json};
 use write_tool_wire::{Envelope, ErrorCode, Status};
 
 use crate::calls::Calls;
+use crate::http::Deadline;
 use crate::{Root, probes};
 
 /// A response body of the port's plain HTTP (`crate::http`).
@@ -57,7 +58,7 @@ impl Files {
     }
 
     /// The answer to a request under `/v1/`.
-    pub(crate) async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
+    pub(crate) async fn answer(&self, request: Request<Deadline<Incoming>>) -> Response<Body> {
         let method = request.method().clone();
         let path = request.uri().path().to_owned();
         let reads = method == Method::GET || method == Method::HEAD;
@@ -134,7 +135,7 @@ impl Files {
         })
     }
 
-    async fn put(&self, name: &str, request: Request<Incoming>) -> Response<Body> {
+    async fn put(&self, name: &str, request: Request<Deadline<Incoming>>) -> Response<Body> {
         let mode = request.uri().query().and_then(|q| query(q, "mode"));
         if let Some(mode) = &mode
             && !valid_mode(mode)
@@ -150,6 +151,14 @@ impl Files {
             .await
         {
             Ok(body) => body.to_bytes(),
+            Err(e) if crate::http::timed_out(&*e) => {
+                return error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "EXECUTION_ERROR",
+                    "The body did not arrive in time (--ws-write-timeout-ms); nothing was \
+                     written.",
+                );
+            }
             Err(_) => {
                 return error(
                     StatusCode::PAYLOAD_TOO_LARGE,

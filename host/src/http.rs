@@ -43,7 +43,13 @@ pub(crate) struct Http {
     tokens: crate::auth::Tokens,
     /// Cancelled at a drain: rmcp's streams end.
     stop: CancellationToken,
+    /// How long a request's body may take to arrive, and an answer's
+    /// write may wait for the client to read (`transfer`).
+    transfer: Duration,
 }
+
+mod transfer;
+pub(crate) use transfer::{Deadline, timed_out};
 
 impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -79,6 +85,7 @@ impl Http {
         max_body: usize,
         allowed_origins: Vec<String>,
         tokens: crate::auth::Tokens,
+        transfer: Duration,
     ) -> wasmtime::Result<Http> {
         let stop = CancellationToken::new();
         let mcp =
@@ -91,6 +98,7 @@ impl Http {
             allowed_origins,
             tokens,
             stop,
+            transfer,
         })
     }
 
@@ -115,6 +123,7 @@ impl Http {
         });
         let mut builder = hyper::server::conn::http1::Builder::new();
         builder.timer(TokioTimer::new()).header_read_timeout(idle);
+        let stream = transfer::Stalls::new(stream, self.transfer);
         let connection = builder.serve_connection(TokioIo::new(stream), service);
         tokio::pin!(connection);
         let drained = async {
@@ -132,6 +141,7 @@ impl Http {
     }
 
     async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
+        let request = request.map(|body| Deadline::new(body, self.transfer));
         let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
         if !host.is_some_and(|host| probes::host_allowed(host, &self.allowed_origins)) {
             return error(

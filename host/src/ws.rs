@@ -145,6 +145,7 @@ pub async fn serve_until(
         options.max_message_bytes,
         options.allowed_origins.clone(),
         options.tokens.clone(),
+        options.write_timeout,
     )
     .map_err(std::io::Error::other)?;
     let shared = Arc::new(Shared {

@@ -132,7 +132,8 @@ pub(crate) enum Command {
               value_parser = clap::value_parser!(u64).range(1..))]
         ws_idle_timeout_ms: u64,
         /// Drop a connection that leaves an answer unread this many
-        /// milliseconds (it would hold its slot, and a drain).
+        /// milliseconds, or whose HTTP request body has not arrived in
+        /// full within it (either would hold its slot, and a drain).
         #[arg(long, value_name = "MS", default_value_t = 30_000, requires = "ws",
               value_parser = clap::value_parser!(u64).range(1..))]
         ws_write_timeout_ms: u64,

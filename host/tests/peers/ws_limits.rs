@@ -231,3 +231,71 @@ fn readiness_says_no_when_the_root_cannot_be_written() {
     );
     assert!(live.starts_with("HTTP/1.1 200"), "{live}");
 }
+
+/// Plain HTTP clients that would hold the port's only connection slot
+/// (`docs/contract.md#mcp-http`): one that sends a body's first bytes and
+/// then nothing, and one that asks for a 12 MiB file and never reads it.
+/// Each is given up after the transfer time (`--ws-write-timeout-ms`),
+/// the first with 408 and nothing written, so that a client waiting for
+/// the slot meanwhile is served instead of being turned away (503) when
+/// its own wait (the handshake timeout) runs out.
+#[test]
+fn a_slow_body_and_an_unread_answer_give_up_their_slot() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    let server = WsServer::start_with(
+        "127.0.0.1:0",
+        &[
+            "--ws-write-timeout-ms",
+            "1000",
+            "--ws-max-connections",
+            "1",
+            "--ws-handshake-timeout-ms",
+            "15000",
+        ],
+    );
+    let addr: std::net::SocketAddr = server.addr().parse().expect("an address");
+    std::fs::write(server.root().join("big.txt"), "x".repeat(12 << 20)).expect("big");
+    let health = "GET /v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    let (slow, waited) = runtime().block_on(async {
+        // A body of 100 bytes, 10 sent.
+        let mut slow = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        slow.write_all(
+            b"PUT /v1/files/slow.txt HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n0123456789",
+        )
+        .await
+        .expect("send");
+        // Served only once the slow one gave up the slot.
+        let mut next = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        next.write_all(health.as_bytes()).await.expect("send");
+        let mut waited = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(30), next.read_to_string(&mut waited));
+        read.await.expect("answered in time").expect("read");
+        let mut answer = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(30), slow.read_to_string(&mut answer));
+        let _ = read.await.expect("closed in time");
+        (answer, waited)
+    });
+    assert!(slow.starts_with("HTTP/1.1 408"), "{slow}");
+    assert!(slow.contains("nothing was written"), "{slow}");
+    assert!(waited.starts_with("HTTP/1.1 200"), "{waited}");
+    assert!(!server.root().join("slow.txt").exists());
+
+    let waited = runtime().block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        socket.set_recv_buffer_size(4096).expect("a small buffer");
+        let mut unread = socket.connect(addr).await.expect("connect");
+        unread
+            .write_all(b"GET /v1/files/big.txt HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .await
+            .expect("send");
+        let mut next = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        next.write_all(health.as_bytes()).await.expect("send");
+        let mut waited = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(30), next.read_to_string(&mut waited));
+        read.await.expect("answered in time").expect("read");
+        drop(unread);
+        waited
+    });
+    assert!(waited.starts_with("HTTP/1.1 200"), "{waited}");
+}
