@@ -181,7 +181,7 @@ mod tests {
         ))]);
         let body = http_body_util::StreamBody::new(first.chain(futures_util::stream::pending()));
         let read = Deadline::new(body, Duration::from_millis(200)).collect();
-        let error = read.await.err().expect("timed out");
+        let error = read.await.expect_err("timed out");
         assert!(timed_out(&*error), "{error}");
         let whole = Deadline::new(
             http_body_util::Full::new(Bytes::from_static(b"ab")),
