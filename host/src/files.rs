@@ -120,9 +120,16 @@ impl Files {
         // API is a program, which keeps no view through the tool, so
         // read-first does not hold it (`docs/contract.md#files-api`), and
         // its reads note nothing.
+        // A client that goes away before the answer (hyper drops this
+        // future with its connection) cancels the call: it stops at its
+        // commit point if it has not passed it, so the change is made
+        // whole or not at all, and a slot is not spent on an answer no
+        // one will read (`docs/contract.md#files-api`).
+        let cancel = crate::Cancel::new();
+        let _gone = CancelOnDrop(cancel.clone());
         let answer = self
             .calls
-            .call(Arc::clone(&self.root), request, None, None)
+            .call(Arc::clone(&self.root), request, Some(cancel), None)
             .await
             .unwrap_or_else(|e| {
                 Envelope::refused(ErrorCode::ExecutionError, e.to_string()).to_json()
@@ -308,6 +315,16 @@ impl Files {
 }
 
 mod listing;
+
+/// Cancels its call when dropped: at the end of the call, when it no
+/// longer matters, or when the client left and the call's future with it.
+struct CancelOnDrop(crate::Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
 
 /// A JSON error body as the file API's spec shapes it: `{code, message}`.
 pub(crate) fn error(status: StatusCode, code: &str, message: &str) -> Response<Body> {

@@ -211,3 +211,78 @@ fn the_port_asks_every_caller_for_the_operators_token() {
         assert!(answer.starts_with("HTTP/1.1 200"), "{path}: {answer}");
     }
 }
+
+const METRICS: &str = "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+
+/// A `PUT` whose client goes away before its answer is cancelled, as an
+/// MCP call is (`docs/contract.md#files-api`): the call stops at its
+/// commit point and nothing is written; one whose client stays lands.
+/// The write is kept busy by its diff (lines a diff cannot match up
+/// quickly, with the diff given two seconds) and the server's per-call
+/// log says when it ended.
+#[test]
+fn a_put_whose_client_left_writes_nothing() {
+    use std::io::Write as _;
+
+    let root = tempfile::tempdir().expect("root");
+    let lines = |step: usize| -> String {
+        (0..200_000)
+            .map(|i| format!("{}\n", i * step % 1000))
+            .collect()
+    };
+    let old = lines(7);
+    std::fs::write(root.path().join("slow.txt"), &old).expect("old");
+    let args: Vec<String> = [
+        "--root",
+        &root.path().display().to_string(),
+        "--diff-timeout-ms",
+        "64000",
+        "serve",
+        "--ws",
+        "127.0.0.1:0",
+        "--metrics",
+    ]
+    .map(str::to_owned)
+    .into();
+    let path = root.path().to_owned();
+    let mut server = WsServer::run_program(
+        crate::bin_str(),
+        &args,
+        root,
+        &[("RUST_LOG", "write_tool=info")],
+    );
+    let addr = server.addr().to_owned();
+    let body = lines(11);
+    let head = format!(
+        "PUT /v1/files/slow.txt HTTP/1.1\r\nHost: localhost\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let mut gone = std::net::TcpStream::connect(&addr).expect("connect");
+    gone.write_all(head.as_bytes()).expect("head");
+    gone.write_all(body.as_bytes()).expect("body");
+    // Gone once the call runs (the metrics count it in flight): a client
+    // gone before it starts leaves no call to cancel.
+    let started = std::time::Instant::now();
+    while !crate::cli::http(&addr, METRICS).contains("calls_in_flight{surface=\"files\"} 1") {
+        assert!(started.elapsed().as_secs() < 30, "the call never started");
+    }
+    drop(gone);
+    let ended = loop {
+        let line = server.next_line();
+        assert!(!line.is_empty(), "the server ended");
+        if line.contains("slow.txt") {
+            break line;
+        }
+    };
+    assert!(
+        ended.contains("status=\"error\"") || ended.contains("status=error"),
+        "{ended}"
+    );
+    assert!(
+        std::fs::read_to_string(path.join("slow.txt")).expect("read") == old,
+        "the write of a client that left landed"
+    );
+    let answer = send(&addr, "PUT", "/v1/files/slow.txt", body.as_bytes());
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+    assert!(std::fs::read_to_string(path.join("slow.txt")).expect("read") == body);
+}
