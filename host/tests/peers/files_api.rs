@@ -263,7 +263,7 @@ fn a_put_whose_client_left_writes_nothing() {
     // Gone once the call runs (the metrics count it in flight): a client
     // gone before it starts leaves no call to cancel.
     let started = std::time::Instant::now();
-    while !crate::cli::http(&addr, METRICS).contains("calls_in_flight{surface=\"files\"} 1") {
+    while !http(&addr, METRICS).contains("calls_in_flight{surface=\"files\"} 1") {
         assert!(started.elapsed().as_secs() < 30, "the call never started");
     }
     drop(gone);
