@@ -17,6 +17,7 @@
 //! its bytes through timing.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use sha2::{Digest, Sha256};
@@ -70,6 +71,10 @@ impl Token {
     }
 }
 
+pub mod oauth;
+
+pub use oauth::{OAuth, OAuthConfig};
+
 /// The port's tokens; with none, the port is open to whoever reaches it
 /// (loopback only: `serve` refuses to listen beyond it without one).
 #[derive(Debug, Clone, Default)]
@@ -78,6 +83,16 @@ pub struct Tokens {
     pub port: Option<Token>,
     /// Required instead on `/quiesce` and `/resume`, where given.
     pub quiesce: Option<Token>,
+    /// OAuth access tokens, taken beside the port's token where the
+    /// operator configured an authorization server.
+    pub oauth: Option<Arc<OAuth>>,
+}
+
+/// A request refused for want of a credential.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// Why an OAuth access token was not taken, where one was given.
+    pub oauth: Option<oauth::Refusal>,
 }
 
 /// What a request may do.
@@ -93,19 +108,56 @@ impl Tokens {
     /// Whether a request for `scope` whose `Authorization` header is
     /// `header` may go on.
     pub fn allows(&self, scope: Scope, header: Option<&[u8]>) -> bool {
-        let wanted = match scope {
-            Scope::Quiesce => self.quiesce.as_ref().or(self.port.as_ref()),
-            Scope::Calls => self.port.as_ref(),
+        self.check(scope, header).is_ok()
+    }
+
+    /// [`Tokens::allows`], saying why not. The port's token passes calls
+    /// and, with no token of their own, quiesce and resume; an OAuth
+    /// access token passes where the port's would.
+    pub fn check(&self, scope: Scope, header: Option<&[u8]>) -> Result<(), Refused> {
+        let given = bearer(header);
+        if scope == Scope::Quiesce
+            && let Some(own) = &self.quiesce
+        {
+            return match given {
+                Some(given) if own.is(given) => Ok(()),
+                _ => Err(Refused { oauth: None }),
+            };
+        }
+        if self.port.is_none() && self.oauth.is_none() {
+            return Ok(());
+        }
+        let Some(given) = given else {
+            return Err(Refused { oauth: None });
         };
-        let Some(wanted) = wanted else {
-            return true;
+        if self.port.as_ref().is_some_and(|port| port.is(given)) {
+            return Ok(());
+        }
+        match &self.oauth {
+            Some(oauth) => oauth
+                .check(given)
+                .map_err(|why| Refused { oauth: Some(why) }),
+            None => Err(Refused { oauth: None }),
+        }
+    }
+
+    /// The refusal's status and `WWW-Authenticate` value: 403 for a
+    /// token without a scope it needs (RFC 6750 §3.1), else 401.
+    pub fn challenge(&self, refused: &Refused) -> (u16, String) {
+        let status = match refused.oauth {
+            Some(oauth::Refusal::InsufficientScope) => 403,
+            _ => 401,
         };
-        bearer(header).is_some_and(|given| wanted.is(given))
+        let value = match &self.oauth {
+            Some(oauth) => oauth.challenge(refused.oauth.as_ref()),
+            None => CHALLENGE.to_owned(),
+        };
+        (status, value)
     }
 
     /// Whether any token is required.
     pub fn any(&self) -> bool {
-        self.port.is_some() || self.quiesce.is_some()
+        self.port.is_some() || self.quiesce.is_some() || self.oauth.is_some()
     }
 }
 
@@ -125,7 +177,8 @@ pub const CHALLENGE: &str = "Bearer realm=\"write-tool\"";
 
 /// The message of a refusal.
 pub const REFUSED: &str = "This port needs the operator's token: send `Authorization: Bearer \
-                           <token>` (the token in the file given to --ws-token-file).";
+                           <token>` (the token in the file given to --ws-token-file, or an \
+                           access token of the authorization server its metadata names).";
 
 #[cfg(test)]
 mod tests {
@@ -138,6 +191,7 @@ mod tests {
         let tokens = Tokens {
             port: Some(Token::new(&format!("{SECRET}\n")).unwrap()),
             quiesce: None,
+            oauth: None,
         };
         let ok = format!("Bearer {SECRET}");
         assert!(tokens.allows(Scope::Calls, Some(ok.as_bytes())));
@@ -164,6 +218,7 @@ mod tests {
         let tokens = Tokens {
             port: Some(Token::new(SECRET).unwrap()),
             quiesce: Some(Token::new(other).unwrap()),
+            oauth: None,
         };
         let port = format!("Bearer {SECRET}");
         let quiesce = format!("Bearer {other}");

@@ -71,7 +71,11 @@ pub(crate) async fn wants(stream: &TcpStream) -> bool {
         return false;
     };
     let path = target.split(|&b| b == b'?').next().unwrap_or_default();
-    path == b"/mcp" || path.starts_with(b"/v1/") || path == b"/quiesce" || path == b"/resume"
+    path == b"/mcp"
+        || path.starts_with(b"/v1/")
+        || path == b"/quiesce"
+        || path == b"/resume"
+        || path.starts_with(crate::auth::oauth::WELL_KNOWN.as_bytes())
 }
 
 impl Http {
@@ -170,17 +174,24 @@ impl Http {
         } else {
             crate::auth::Scope::Calls
         };
+        // Open to all, as RFC 9728 has it: it tells a client where to get
+        // a token.
+        if let Some(oauth) = self.tokens.oauth.as_ref().filter(|o| o.serves(path)) {
+            return crate::files::json(StatusCode::OK, oauth.metadata());
+        }
         let given = request.headers().get(AUTHORIZATION).map(|h| h.as_bytes());
-        if !self.tokens.allows(scope, given) {
-            let mut refused = error(
-                StatusCode::UNAUTHORIZED,
-                "UNAUTHORIZED",
-                crate::auth::REFUSED,
-            );
-            refused.headers_mut().insert(
-                WWW_AUTHENTICATE,
-                hyper::header::HeaderValue::from_static(crate::auth::CHALLENGE),
-            );
+        if let Err(refused) = self.tokens.check(scope, given) {
+            let (status, challenge) = self.tokens.challenge(&refused);
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::UNAUTHORIZED);
+            let code = if status == StatusCode::FORBIDDEN {
+                "ACCESS_DENIED"
+            } else {
+                "UNAUTHORIZED"
+            };
+            let mut refused = error(status, code, crate::auth::REFUSED);
+            if let Ok(challenge) = hyper::header::HeaderValue::from_str(&challenge) {
+                refused.headers_mut().insert(WWW_AUTHENTICATE, challenge);
+            }
             return refused;
         }
         if path == "/mcp" {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use write_tool::auth::{Token, Tokens};
+use write_tool::auth::{OAuth, OAuthConfig, Token, Tokens};
 use write_tool::mcp::RootsError;
 use write_tool::{Options, Root, WriteTool, ambient_authority};
 
@@ -93,11 +93,12 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             ws: Some(addr),
             ws_allow_remote,
             ws_token_file,
+            oauth_issuer,
             ..
         } => Some(listen_addrs(
             addr,
             *ws_allow_remote,
-            ws_token_file.is_some(),
+            ws_token_file.is_some() || oauth_issuer.is_some(),
         )?),
         _ => None,
     };
@@ -194,6 +195,10 @@ fn serve_command(
         metrics,
         ws_token_file,
         ws_quiesce_token_file,
+        oauth_issuer,
+        oauth_resource,
+        oauth_jwks_file,
+        oauth_scope,
         ..
     } = command
     else {
@@ -206,9 +211,16 @@ fn serve_command(
         write_tool::metrics::enable();
     }
     let read = |file: Option<PathBuf>| file.as_deref().map(Token::read).transpose();
+    let oauth = match (oauth_issuer, oauth_resource, oauth_jwks_file) {
+        (Some(issuer), Some(resource), Some(jwks)) => Some(std::sync::Arc::new(OAuth::new(
+            OAuthConfig::read(issuer, resource, &jwks, oauth_scope)?,
+        ))),
+        _ => None,
+    };
     let tokens = Tokens {
         port: read(ws_token_file)?,
         quiesce: read(ws_quiesce_token_file)?,
+        oauth,
     };
     let options = write_tool::ws::WsOptions {
         tokens,
@@ -248,7 +260,8 @@ fn listen_addrs(
         if !token {
             bail!(
                 "--ws {addr} is not a loopback address: it is served only with a token \
-                 (--ws-token-file FILE), never open to whoever reaches it"
+                 (--ws-token-file FILE) or an authorization server's (--oauth-issuer URL), \
+                 never open to whoever reaches it"
             );
         }
     }

@@ -462,12 +462,13 @@ impl Shared {
 #[allow(clippy::result_large_err, reason = "tungstenite's callback signature")]
 fn check_token(request: &Request, tokens: &crate::auth::Tokens) -> Result<(), ErrorResponse> {
     let given = request.headers().get("authorization").map(|h| h.as_bytes());
-    if tokens.allows(crate::auth::Scope::Calls, given) {
+    let Err(refused) = tokens.check(crate::auth::Scope::Calls, given) else {
         return Ok(());
-    }
+    };
+    let (status, challenge) = tokens.challenge(&refused);
     let mut response = ErrorResponse::new(Some(format!("{}\n", crate::auth::REFUSED)));
-    *response.status_mut() = StatusCode::UNAUTHORIZED;
-    if let Ok(challenge) = crate::auth::CHALLENGE.parse() {
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::UNAUTHORIZED);
+    if let Ok(challenge) = challenge.parse() {
         response.headers_mut().insert("www-authenticate", challenge);
     }
     Err(response)

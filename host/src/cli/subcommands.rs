@@ -116,6 +116,24 @@ pub(crate) enum Command {
         /// that a client that may write cannot pause every writer.
         #[arg(long, value_name = "FILE", requires = "ws")]
         ws_quiesce_token_file: Option<PathBuf>,
+        /// Take OAuth access tokens on the --ws port too, as a resource
+        /// server: JWTs issued by this authorization server (their `iss`),
+        /// checked against its keys in --oauth-jwks-file. The port serves
+        /// its protected-resource metadata (RFC 9728) naming it.
+        #[arg(long, value_name = "URL", requires_all = ["ws", "oauth_resource", "oauth_jwks_file"])]
+        oauth_issuer: Option<String>,
+        /// This server's resource identifier, the URL clients reach /mcp
+        /// by (https://sandbox.example.com/mcp): a token's `aud` must name
+        /// it.
+        #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+        oauth_resource: Option<String>,
+        /// The authorization server's keys, its JWKS document, as a file
+        /// (read at start, never fetched).
+        #[arg(long, value_name = "FILE", requires = "oauth_issuer")]
+        oauth_jwks_file: Option<PathBuf>,
+        /// A scope every access token must carry (repeatable).
+        #[arg(long, value_name = "SCOPE", requires = "oauth_issuer")]
+        oauth_scope: Vec<String>,
         /// Accept browser connections from this origin too (repeatable;
         /// loopback origins are always accepted), for example
         /// https://tool.example.com.

@@ -22,6 +22,7 @@ mod deploy;
 mod dist;
 mod files_api;
 mod hosts;
+mod oauth;
 mod readme;
 mod servers;
 mod sidecar;

@@ -1,0 +1,257 @@
+//! The port as an OAuth resource server (`docs/contract.md#port-auth`),
+//! with tokens minted outside it (`oauth_peer.py`: `cryptography` signs,
+//! the MCP Python SDK discovers).
+
+use std::process::Command;
+
+use crate::cli::{WsServer, http};
+use crate::{python, run, workspace};
+
+const ISSUER: &str = "https://auth.example";
+
+/// A port on loopback nobody listens on now: the resource identifier
+/// names it before the server starts.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+/// A `PUT` of `name` with `token`: the answer.
+fn put(addr: &str, token: Option<&str>, name: &str) -> String {
+    let auth = token.map_or_else(String::new, |t| format!("Authorization: Bearer {t}\r\n"));
+    http(
+        addr,
+        &format!(
+            "PUT /v1/files/{name} HTTP/1.1\r\nHost: localhost\r\n{auth}Content-Length: 3\r\n\
+             Connection: close\r\n\r\nok\n"
+        ),
+    )
+}
+
+const PORT_TOKEN: &str = "c4a1f09e7b3d2c58a6e1f0d9b7c3a2e5c4a1f09e7b3d2c58";
+
+/// An authorization server's keys and tokens (`oauth_peer.py mint`), for
+/// a resource on a free loopback port.
+struct Issued {
+    keys: tempfile::TempDir,
+    port: u16,
+    resource: String,
+    tokens: serde_json::Value,
+}
+
+impl Issued {
+    fn new() -> Issued {
+        let keys = tempfile::tempdir().expect("keys");
+        let port = free_port();
+        let resource = format!("http://127.0.0.1:{port}/mcp");
+        let minted = run(Command::new(python()).arg(script()).args([
+            "mint",
+            &keys.path().display().to_string(),
+            ISSUER,
+            &resource,
+        ]));
+        let tokens = serde_json::from_slice(&minted.stdout).expect("tokens");
+        std::fs::write(keys.path().join("port-token"), PORT_TOKEN).expect("token");
+        Issued {
+            keys,
+            port,
+            resource,
+            tokens,
+        }
+    }
+
+    fn token(&self, name: &str) -> Option<&str> {
+        Some(self.tokens[name].as_str().expect("a token"))
+    }
+
+    /// `serve --ws` on `listen` as the resource server, with `more` flags;
+    /// the server and its root.
+    fn serve(&self, listen: &str, more: &[&str]) -> (WsServer, std::path::PathBuf) {
+        let root = tempfile::tempdir().expect("root");
+        let path = root.path().to_owned();
+        let keys = self.keys.path();
+        let mut args: Vec<String> = [
+            "--root",
+            &path.display().to_string(),
+            "serve",
+            "--ws",
+            listen,
+            "--oauth-issuer",
+            ISSUER,
+            "--oauth-resource",
+            &self.resource,
+            "--oauth-jwks-file",
+            &keys.join("jwks.json").display().to_string(),
+        ]
+        .map(str::to_owned)
+        .into();
+        args.extend(more.iter().map(|m| (*m).to_owned()));
+        (WsServer::run(&args, root), path)
+    }
+}
+
+fn script() -> std::path::PathBuf {
+    workspace().join("host/tests/peers/oauth_peer.py")
+}
+
+/// With `--oauth-issuer`, the port takes the authorization server's
+/// access tokens — signed by a key of its JWKS (Ed25519, RSA and EC
+/// alike), issued by it, for this resource, in their time, with the
+/// scope required — and refuses every other kind with 401 and the
+/// challenge naming the metadata (403 `insufficient_scope` for a missing
+/// scope), writing nothing; the operator's token still passes.
+#[test]
+fn access_tokens_of_the_authorization_server_and_no_others_pass() {
+    let issued = Issued::new();
+    let token_file = issued.keys.path().join("port-token").display().to_string();
+    let (server, written) = issued.serve(
+        &format!("127.0.0.1:{}", issued.port),
+        &["--oauth-scope", "files", "--ws-token-file", &token_file],
+    );
+    let addr = server.addr().to_owned();
+    for good in [
+        "good_ed",
+        "good_rs",
+        "good_ec",
+        "good_aud_list",
+        "scp_array",
+    ] {
+        let answer = put(&addr, issued.token(good), &format!("{good}.txt"));
+        assert!(answer.starts_with("HTTP/1.1 204"), "{good}: {answer}");
+    }
+    let answer = put(&addr, Some(PORT_TOKEN), "port.txt");
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+    let metadata = format!(
+        "resource_metadata=\"http://127.0.0.1:{}/.well-known/oauth-protected-resource/mcp\"",
+        issued.port
+    );
+    let answer = put(&addr, None, "none.txt");
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(answer.contains(&metadata), "{answer}");
+    for bad in [
+        "expired",
+        "not_yet",
+        "other_issuer",
+        "other_audience",
+        "no_exp",
+        "other_key",
+        "unknown_kid",
+        "tampered",
+        "alg_none",
+        "hs256_confusion",
+        "alg_mismatch",
+    ] {
+        let answer = put(&addr, issued.token(bad), &format!("{bad}.txt"));
+        assert!(answer.starts_with("HTTP/1.1 401"), "{bad}: {answer}");
+        assert!(
+            answer.contains("error=\"invalid_token\""),
+            "{bad}: {answer}"
+        );
+        assert!(answer.contains(&metadata), "{bad}: {answer}");
+    }
+    let answer = put(&addr, issued.token("no_scope"), "no_scope.txt");
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    assert!(
+        answer.contains("error=\"insufficient_scope\", scope=\"files\""),
+        "{answer}"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&written)
+        .expect("root")
+        .map(|e| e.expect("entry").file_name().into_string().expect("name"))
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "good_aud_list.txt",
+            "good_ec.txt",
+            "good_ed.txt",
+            "good_rs.txt",
+            "port.txt",
+            "scp_array.txt"
+        ]
+    );
+}
+
+/// An MCP call with an access token is served; without one, the MCP
+/// Python SDK finds the metadata as its discovery does (the challenge's
+/// `resource_metadata`, then both well-known names); beyond loopback,
+/// OAuth alone is enough to start.
+#[test]
+fn an_mcp_client_finds_the_authorization_server_and_calls_with_its_token() {
+    let issued = Issued::new();
+    let (server, written) = issued.serve(&format!("127.0.0.1:{}", issued.port), &[]);
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Write","arguments":{"path":"mcp.txt","content":"m\n"}}}"#;
+    let answer = http(
+        server.addr(),
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             MCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\nConnection: close\r\n\
+             \r\n{call}",
+            issued.token("good_ed").expect("a token"),
+            call.len()
+        ),
+    );
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert_eq!(
+        std::fs::read_to_string(written.join("mcp.txt")).expect("mcp"),
+        "m\n"
+    );
+    let output = run(Command::new(python())
+        .arg(script())
+        .args(["discover", &issued.resource]));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("oauth discover: ok"));
+    drop(server);
+    let (server, _) = issued.serve("0.0.0.0:0", &["--ws-allow-remote"]);
+    assert!(server.addr().starts_with("0.0.0.0:"), "{}", server.addr());
+}
+
+/// A JWKS with nothing this server takes (a shared secret only), or an
+/// issuer that is no URL, is refused at start, with why.
+#[test]
+fn a_configuration_the_resource_server_cannot_use_is_refused_at_start() {
+    let keys = tempfile::tempdir().expect("keys");
+    let jwks = keys.path().join("jwks.json");
+    std::fs::write(
+        &jwks,
+        r#"{"keys":[{"kty":"oct","k":"c2VjcmV0","kid":"s"}]}"#,
+    )
+    .expect("jwks");
+    let root = tempfile::tempdir().expect("root");
+    let start = |issuer: &str| {
+        Command::new(crate::bin_str())
+            .args([
+                "--root",
+                &root.path().display().to_string(),
+                "serve",
+                "--ws",
+                "127.0.0.1:0",
+            ])
+            .args([
+                "--oauth-issuer",
+                issuer,
+                "--oauth-resource",
+                "https://x.example/mcp",
+            ])
+            .args(["--oauth-jwks-file", &jwks.display().to_string()])
+            .output()
+            .expect("run")
+    };
+    let output = start(ISSUER);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("never a shared secret"),
+        "{output:?}"
+    );
+    let output = start("auth.example");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("the OAuth issuer"),
+        "{output:?}"
+    );
+}
