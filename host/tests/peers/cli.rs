@@ -580,12 +580,7 @@ impl RawMcp {
 #[test]
 fn mcp_cancellation_stops_a_call_before_its_commit_point() {
     let root = tempfile::tempdir().expect("tempdir");
-    // Lines a diff cannot match up quickly: it runs to its deadline.
-    let lines = |step: usize| -> String {
-        (0..200_000)
-            .map(|i| format!("{}\n", i * step % 1000))
-            .collect()
-    };
+    let lines = slow_lines;
     let old = lines(7);
     std::fs::write(root.path().join("slow.txt"), &old).unwrap();
     // The least share of the diff's timeout a text gets is 1/32: two
@@ -624,6 +619,15 @@ fn mcp_cancellation_stops_a_call_before_its_commit_point() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
+}
+
+/// Lines a diff cannot match up quickly (the same thousand values in an
+/// order `step` sets): a write of one such text over another runs its
+/// diff to its deadline.
+pub(crate) fn slow_lines(step: usize) -> String {
+    (0..200_000)
+        .map(|i| format!("{}\n", i * step % 1000))
+        .collect()
 }
 
 /// Requests per connection in the drain test.

@@ -225,11 +225,7 @@ fn a_put_whose_client_left_writes_nothing() {
     use std::io::Write as _;
 
     let root = tempfile::tempdir().expect("root");
-    let lines = |step: usize| -> String {
-        (0..200_000)
-            .map(|i| format!("{}\n", i * step % 1000))
-            .collect()
-    };
+    let lines = crate::cli::slow_lines;
     let old = lines(7);
     std::fs::write(root.path().join("slow.txt"), &old).expect("old");
     let args: Vec<String> = [

@@ -232,6 +232,19 @@ fn readiness_says_no_when_the_root_cannot_be_written() {
     assert!(live.starts_with("HTTP/1.1 200"), "{live}");
 }
 
+/// The answer to `GET /v1/health` on a connection of its own, which
+/// waits for a slot.
+async fn answered(addr: std::net::SocketAddr) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let health = "GET /v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    let mut next = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    next.write_all(health.as_bytes()).await.expect("send");
+    let mut answer = String::new();
+    let read = tokio::time::timeout(Duration::from_secs(30), next.read_to_string(&mut answer));
+    read.await.expect("answered in time").expect("read");
+    answer
+}
+
 /// Plain HTTP clients that would hold the port's only connection slot
 /// (`docs/contract.md#mcp-http`): one that sends a body's first bytes and
 /// then nothing, and one that asks for a 12 MiB file and never reads it.
@@ -256,7 +269,6 @@ fn a_slow_body_and_an_unread_answer_give_up_their_slot() {
     );
     let addr: std::net::SocketAddr = server.addr().parse().expect("an address");
     std::fs::write(server.root().join("big.txt"), "x".repeat(12 << 20)).expect("big");
-    let health = "GET /v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
     let (slow, waited) = runtime().block_on(async {
         // A body of 100 bytes, 10 sent.
         let mut slow = tokio::net::TcpStream::connect(addr).await.expect("connect");
@@ -266,11 +278,7 @@ fn a_slow_body_and_an_unread_answer_give_up_their_slot() {
         .await
         .expect("send");
         // Served only once the slow one gave up the slot.
-        let mut next = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        next.write_all(health.as_bytes()).await.expect("send");
-        let mut waited = String::new();
-        let read = tokio::time::timeout(Duration::from_secs(30), next.read_to_string(&mut waited));
-        read.await.expect("answered in time").expect("read");
+        let waited = answered(addr).await;
         let mut answer = String::new();
         let read = tokio::time::timeout(Duration::from_secs(30), slow.read_to_string(&mut answer));
         let _ = read.await.expect("closed in time");
@@ -289,11 +297,7 @@ fn a_slow_body_and_an_unread_answer_give_up_their_slot() {
             .write_all(b"GET /v1/files/big.txt HTTP/1.1\r\nHost: localhost\r\n\r\n")
             .await
             .expect("send");
-        let mut next = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        next.write_all(health.as_bytes()).await.expect("send");
-        let mut waited = String::new();
-        let read = tokio::time::timeout(Duration::from_secs(30), next.read_to_string(&mut waited));
-        read.await.expect("answered in time").expect("read");
+        let waited = answered(addr).await;
         drop(unread);
         waited
     });
