@@ -303,3 +303,86 @@ fn a_slow_body_and_an_unread_answer_give_up_their_slot() {
     });
     assert!(waited.starts_with("HTTP/1.1 200"), "{waited}");
 }
+
+/// Calls from one connection cannot take every slot
+/// (`docs/contract.md#mcp-http`): a WebSocket client that sends eight slow
+/// writes at once has them run one after another, as its connection
+/// answers in order, so another client's `/mcp` write is answered while
+/// the slow client's last write has not even started. Each slow write is
+/// kept busy by its diff (two seconds of it).
+#[test]
+fn one_connections_slow_calls_leave_slots_for_another_client() {
+    use std::io::Write as _;
+
+    let root = tempfile::tempdir().expect("root");
+    let old = crate::cli::slow_lines(7);
+    for n in 0..8 {
+        std::fs::write(root.path().join(format!("slow{n}.txt")), &old).expect("old");
+    }
+    let path = root.path().to_owned();
+    let args: Vec<String> = [
+        "--root",
+        &path.display().to_string(),
+        "--diff-timeout-ms",
+        "64000",
+        "serve",
+        "--ws",
+        "127.0.0.1:0",
+    ]
+    .map(str::to_owned)
+    .into();
+    let server = WsServer::run(&args, root);
+    let url = format!("ws://{}", server.addr());
+    let new = crate::cli::slow_lines(11);
+    let rt = runtime();
+    let (mut ws, _) = rt
+        .block_on(tokio_tungstenite::connect_async(&url))
+        .expect("connect");
+    rt.block_on(async {
+        for n in 0..8 {
+            let request = serde_json::json!({"path": format!("slow{n}.txt"), "content": new});
+            ws.send(Message::text(request.to_string()))
+                .await
+                .expect("send");
+        }
+    });
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Write","arguments":{"path":"quick.txt","content":"q\n"}}}"#;
+    let mut stream = std::net::TcpStream::connect(server.addr()).expect("connect");
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: \
+         application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{call}",
+        call.len()
+    )
+    .expect("send");
+    let mut answer = String::new();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    std::io::Read::read_to_string(&mut stream, &mut answer).expect("answered");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert_eq!(
+        std::fs::read_to_string(path.join("quick.txt")).expect("quick"),
+        "q\n"
+    );
+    assert!(
+        std::fs::read_to_string(path.join("slow7.txt")).expect("slow7") == old,
+        "the slow client's last write ran before the other client was answered"
+    );
+    // And the slow client's writes all land, in order.
+    let answers = rt.block_on(async {
+        let mut answers = 0;
+        while answers < 8 {
+            let next = tokio::time::timeout(Duration::from_secs(120), ws.next()).await;
+            match next {
+                Ok(Some(Ok(Message::Text(_)))) => answers += 1,
+                Ok(Some(Ok(_))) => {}
+                _ => break,
+            }
+        }
+        answers
+    });
+    assert_eq!(answers, 8);
+    assert!(std::fs::read_to_string(path.join("slow7.txt")).expect("slow7") == new);
+}
