@@ -243,6 +243,20 @@ impl Files {
                  outside the project root).",
             );
         }
+        // A link on the way (the file itself, or a directory above it) is
+        // not followed to delete what it leads to: `rm` would remove the
+        // link, the patch would remove its target and leave the link
+        // dangling. Neither is done; the answer names the file's own path.
+        if lexical(self.root.path(), name).as_deref() != Some(resolved.as_str()) {
+            return error(
+                StatusCode::CONFLICT,
+                "INVALID_PARAM",
+                &format!(
+                    "'{name}' reaches '{resolved}' through a link; nothing was deleted. \
+                     write-tool does not remove links: to delete the file, DELETE '{resolved}'."
+                ),
+            );
+        }
         let patch = format!("*** Begin Patch\n*** Delete File: {resolved}\n*** End Patch\n");
         let envelope = self.call("apply_patch", json!({"input": patch})).await;
         done(&envelope, false)
@@ -421,6 +435,32 @@ fn page_of(query: &str) -> serde_json::Map<String, Value> {
         .collect()
 }
 
+/// `name` as a path below `root` by its letters alone (an absolute path
+/// inside the root made relative, `.` and empty names dropped, `..` taken
+/// back): what `view` resolves it to when no link is on the way. `None`
+/// for a path that leaves the root.
+fn lexical(root: &std::path::Path, name: &str) -> Option<String> {
+    let rest = match name.strip_prefix('/') {
+        Some(_) => std::path::Path::new(name)
+            .strip_prefix(root)
+            .ok()?
+            .to_str()?
+            .to_owned(),
+        None => name.to_owned(),
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                names.pop()?;
+            }
+            part => names.push(part),
+        }
+    }
+    Some(names.join("/"))
+}
+
 /// A query parameter's value, percent-decoded.
 fn query(query: &str, key: &str) -> Option<String> {
     query.split('&').find_map(|pair| {
@@ -462,6 +502,11 @@ mod tests {
         assert!(decode("%FF").is_err());
         assert_eq!(query("a=1&mode=0755", "mode").as_deref(), Some("0755"));
         assert_eq!(query("recursive=true", "mode"), None);
+        let root = std::path::Path::new("/w");
+        assert_eq!(lexical(root, "./a//b/../c").as_deref(), Some("a/c"));
+        assert_eq!(lexical(root, "/w/a/b").as_deref(), Some("a/b"));
+        assert_eq!(lexical(root, "/elsewhere/a"), None);
+        assert_eq!(lexical(root, "a/../.."), None);
         let page = page_of("offset=3&limit=x&other=1");
         assert_eq!(Value::Object(page), json!({"offset": 3, "limit": "x"}));
         assert_eq!(escaped_len(b"a\"\n\x01"), 1 + 2 + 2 + 6);

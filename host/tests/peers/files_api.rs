@@ -282,3 +282,37 @@ fn a_put_whose_client_left_writes_nothing() {
     assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
     assert!(std::fs::read_to_string(path.join("slow.txt")).expect("read") == body);
 }
+
+/// `DELETE` never follows a link to delete what it leads to
+/// (`docs/contract.md#files-api`): a link to a file, or a path through a
+/// linked directory, is 409 naming the file's own path, and nothing is
+/// deleted; that path deletes the file.
+#[test]
+fn a_delete_through_a_link_deletes_nothing() {
+    let server = WsServer::start_with("127.0.0.1:0", &["--allow-delete"]);
+    let addr = server.addr();
+    let root = server.root();
+    std::fs::create_dir(root.join("real")).expect("dir");
+    std::fs::write(root.join("real/x.txt"), "x\n").expect("x");
+    std::os::unix::fs::symlink("x.txt", root.join("real/link.txt")).expect("link");
+    std::os::unix::fs::symlink("real", root.join("alias")).expect("alias");
+    for (name, resolved) in [
+        ("real%2Flink.txt", "real/x.txt"),
+        ("alias%2Fx.txt", "real/x.txt"),
+    ] {
+        let answer = send(addr, "DELETE", &format!("/v1/files/{name}"), b"");
+        assert!(answer.starts_with("HTTP/1.1 409"), "{name}: {answer}");
+        assert!(
+            answer.contains(&format!("DELETE '{resolved}'")),
+            "{name}: {answer}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join("real/x.txt")).expect("x"),
+        "x\n"
+    );
+    assert!(root.join("real/link.txt").symlink_metadata().is_ok());
+    let answer = send(addr, "DELETE", "/v1/files/.%2Freal%2Fx.txt", b"");
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+    assert!(!root.join("real/x.txt").exists());
+}
