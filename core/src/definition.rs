@@ -239,7 +239,7 @@ fn view_definition() -> Value {
                     "items": {"type": "integer"},
                     "minItems": 2,
                     "maxItems": 2,
-                    "description": "Lines to show, [first, last], from 1; last -1 for the end of the file. Default: from the start."
+                    "description": "Lines to show, [first, last], from 1 (of a directory, its own entries); last -1 for the end. Default: from the start."
                 }
             },
             "required": ["path"]
