@@ -145,20 +145,38 @@ impl Http {
     }
 
     async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
+        let (mut response, trusted) = self.answer_checked(request).await;
+        // A caller that showed no credential the port takes is answered,
+        // then let go: kept alive, its connection would hold one of the
+        // port's slots for as long as it cares to send a request now and
+        // then, token or not.
+        if !trusted && self.tokens.any() {
+            response.headers_mut().insert(
+                hyper::header::CONNECTION,
+                hyper::header::HeaderValue::from_static("close"),
+            );
+        }
+        response
+    }
+
+    /// The answer, and whether the caller was let through the port's
+    /// checks.
+    async fn answer_checked(&self, request: Request<Incoming>) -> (Response<Body>, bool) {
         let request = request.map(|body| Deadline::new(body, self.transfer));
         let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
         if !host.is_some_and(|host| probes::host_allowed(host, &self.allowed_origins)) {
-            return error(
+            let refused = error(
                 StatusCode::FORBIDDEN,
                 "ACCESS_DENIED",
                 "This host name is not allowed: use an address or localhost, or start the \
                  server with --ws-origin naming it.",
             );
+            return (refused, false);
         }
         if let Some(origin) = request.headers().get(ORIGIN) {
             let origin = origin.to_str().unwrap_or_default();
             if !probes::origin_allowed(origin, &self.allowed_origins) {
-                return error(
+                let refused = error(
                     StatusCode::FORBIDDEN,
                     "ACCESS_DENIED",
                     &format!(
@@ -166,6 +184,7 @@ impl Http {
                          {origin} to allow it."
                     ),
                 );
+                return (refused, false);
             }
         }
         let path = request.uri().path();
@@ -177,7 +196,7 @@ impl Http {
         // Open to all, as RFC 9728 has it: it tells a client where to get
         // a token.
         if let Some(oauth) = self.tokens.oauth.as_ref().filter(|o| o.serves(path)) {
-            return crate::files::json(StatusCode::OK, oauth.metadata());
+            return (crate::files::json(StatusCode::OK, oauth.metadata()), false);
         }
         let given = request.headers().get(AUTHORIZATION).map(|h| h.as_bytes());
         if let Err(refused) = self.tokens.check(scope, given) {
@@ -192,14 +211,37 @@ impl Http {
             if let Ok(challenge) = hyper::header::HeaderValue::from_str(&challenge) {
                 refused.headers_mut().insert(WWW_AUTHENTICATE, challenge);
             }
-            return refused;
+            return (refused, false);
         }
-        if path == "/mcp" {
-            self.mcp.handle(request).await
+        let answer = if path == "/mcp" {
+            let fired = request.body().fired();
+            let answer = self.mcp.handle(request).await;
+            // rmcp answers a body that failed 500; this one came too slowly.
+            if fired.load(std::sync::atomic::Ordering::SeqCst) {
+                late_body()
+            } else {
+                answer
+            }
         } else if crate::quiesce::serves(path) {
             crate::quiesce::answer(request.method(), path, &self.tool, &self.root).await
         } else {
             self.files.answer(request).await
-        }
+        };
+        (answer, true)
     }
+}
+
+/// The answer to an MCP request whose body did not arrive within the
+/// transfer time: 408, with a JSON-RPC error, and nothing called.
+fn late_body() -> Response<Body> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": -32600,
+            "message": "The request's body did not arrive in time (--ws-write-timeout-ms); \
+                        nothing was called.",
+        },
+    });
+    crate::files::json(StatusCode::REQUEST_TIMEOUT, body.to_string())
 }

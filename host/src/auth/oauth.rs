@@ -73,6 +73,17 @@ impl OAuthConfig {
                 bail!("the OAuth {what} {url:?} must be an http(s) URL without a fragment");
             }
         }
+        // RFC 6749 §3.3's scope-token: it goes into a challenge's quoted
+        // `scope`, and a token's scopes are split at spaces.
+        for scope in &self.scopes {
+            let token_char =
+                |b: u8| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b);
+            if scope.is_empty() || !scope.bytes().all(token_char) {
+                bail!(
+                    "the OAuth scope {scope:?} is not a scope: visible ASCII, no blank, quote or backslash"
+                );
+            }
+        }
         let usable = self.jwks.keys.iter().filter(|k| algorithm_of(k).is_some());
         if usable.count() == 0 {
             bail!(
@@ -102,7 +113,7 @@ fn algorithm_of(jwk: &Jwk) -> Option<Vec<Algorithm>> {
             EllipticCurve::P384 => vec![Algorithm::ES384],
             _ => return None,
         },
-        P::OctetKeyPair(_) => vec![Algorithm::EdDSA],
+        P::OctetKeyPair(okp) if okp.curve == EllipticCurve::Ed25519 => vec![Algorithm::EdDSA],
         _ => return None,
     };
     if jwk
@@ -169,6 +180,19 @@ impl OAuth {
     pub fn check(&self, token: &str) -> Result<(), Refusal> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| Refusal::InvalidToken("the token is not a JWT"))?;
+        // RFC 9068 types an access token `at+jwt`; many servers still say
+        // `JWT` or nothing. A token typed as anything else (an ID token,
+        // a logout token) is not one, whatever its audience (RFC 8725
+        // §3.11).
+        let typed = header.typ.as_deref().map(str::to_ascii_lowercase);
+        if !matches!(
+            typed.as_deref(),
+            None | Some("jwt" | "at+jwt" | "application/at+jwt")
+        ) {
+            return Err(Refusal::InvalidToken(
+                "the token is not an access token (its typ)",
+            ));
+        }
         let keys = &self.config.jwks.keys;
         let key = match &header.kid {
             Some(kid) => self.config.jwks.find(kid),

@@ -6,6 +6,8 @@
 //! for as long as a client cares to trickle or not to read.
 
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -38,6 +40,9 @@ pub(crate) fn timed_out(error: &(dyn std::error::Error + Send + Sync + 'static))
 pub(crate) struct Deadline<B> {
     body: B,
     deadline: Pin<Box<Sleep>>,
+    /// Set once the deadline failed the body: for a reader (rmcp's) that
+    /// turns a body's error into an answer of its own.
+    fired: Arc<AtomicBool>,
 }
 
 impl<B> Deadline<B> {
@@ -45,7 +50,13 @@ impl<B> Deadline<B> {
         Deadline {
             body,
             deadline: Box::pin(tokio::time::sleep(within)),
+            fired: Arc::default(),
         }
+    }
+
+    /// Whether the deadline failed the body, to be asked once it is read.
+    pub(crate) fn fired(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.fired)
     }
 }
 
@@ -65,6 +76,7 @@ where
             return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
         }
         ready!(self.deadline.as_mut().poll(cx));
+        self.fired.store(true, Ordering::SeqCst);
         Poll::Ready(Some(Err(Box::new(BodyTimedOut))))
     }
 
@@ -180,8 +192,10 @@ mod tests {
             Bytes::from_static(b"a"),
         ))]);
         let body = http_body_util::StreamBody::new(first.chain(futures_util::stream::pending()));
-        let read = Deadline::new(body, Duration::from_millis(200)).collect();
-        let error = read.await.expect_err("timed out");
+        let body = Deadline::new(body, Duration::from_millis(200));
+        let fired = body.fired();
+        let error = body.collect().await.expect_err("timed out");
+        assert!(fired.load(Ordering::SeqCst));
         assert!(timed_out(&*error), "{error}");
         let whole = Deadline::new(
             http_body_util::Full::new(Bytes::from_static(b"ab")),

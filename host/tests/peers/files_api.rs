@@ -103,6 +103,56 @@ fn a_listing_is_bounded_and_paged_as_views_is() {
     }
 }
 
+/// A caller without the port's token is answered and let go
+/// (`docs/contract.md#port-auth`): its connection is closed after the
+/// 401, kept alive it would hold a connection slot; one with the token
+/// is kept.
+#[test]
+fn a_caller_without_the_token_is_not_kept_alive() {
+    use std::io::{Read as _, Write as _};
+
+    let dir = tempfile::tempdir().expect("token");
+    std::fs::write(dir.path().join("token"), TOKEN).expect("token");
+    let token_file = dir.path().join("token").display().to_string();
+    let server = WsServer::start_with("127.0.0.1:0", &["--ws-token-file", &token_file]);
+    let ask = |auth: &str| -> (String, bool) {
+        let mut stream = std::net::TcpStream::connect(server.addr()).expect("connect");
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .expect("timeout");
+        write!(
+            stream,
+            "GET /v1/health HTTP/1.1\r\nHost: localhost\r\n{auth}\r\n"
+        )
+        .expect("send");
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 4096];
+        // Read until the server closes, or the answer is whole and the
+        // connection stays.
+        let closed = loop {
+            match stream.read(&mut buf) {
+                Ok(0) => break true,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+                Err(_) => break false,
+            }
+            let text = String::from_utf8_lossy(&answer);
+            if text.contains("\r\n\r\n")
+                && text.ends_with('}')
+                && !text.contains("onnection: close")
+            {
+                break false;
+            }
+        };
+        (String::from_utf8_lossy(&answer).into_owned(), closed)
+    };
+    let (answer, closed) = ask("");
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(closed, "kept alive: {answer}");
+    let (answer, closed) = ask(&format!("Authorization: Bearer {TOKEN}\r\n"));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(!closed, "a caller with the token was let go: {answer}");
+}
+
 /// One WebSocket call on a connection of its own (a session), its answer.
 fn one_call(addr: &str, request: &str) -> String {
     use futures_util::{SinkExt, StreamExt};

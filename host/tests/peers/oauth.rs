@@ -9,6 +9,10 @@ use crate::{python, run, workspace};
 
 const ISSUER: &str = "https://auth.example";
 
+/// An Ed25519 public key as a JWK.
+const ED: &str =
+    r#"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":"ed"}"#;
+
 /// A port on loopback nobody listens on now: the resource identifier
 /// names it before the server starts.
 fn free_port() -> u16 {
@@ -118,6 +122,7 @@ fn access_tokens_of_the_authorization_server_and_no_others_pass() {
         "good_ec",
         "good_aud_list",
         "scp_array",
+        "typ_jwt",
     ] {
         let answer = put(&addr, issued.token(good), &format!("{good}.txt"));
         assert!(answer.starts_with("HTTP/1.1 204"), "{good}: {answer}");
@@ -143,6 +148,7 @@ fn access_tokens_of_the_authorization_server_and_no_others_pass() {
         "alg_none",
         "hs256_confusion",
         "alg_mismatch",
+        "typ_id_token",
     ] {
         let answer = put(&addr, issued.token(bad), &format!("{bad}.txt"));
         assert!(answer.starts_with("HTTP/1.1 401"), "{bad}: {answer}");
@@ -172,7 +178,8 @@ fn access_tokens_of_the_authorization_server_and_no_others_pass() {
             "good_ed.txt",
             "good_rs.txt",
             "port.txt",
-            "scp_array.txt"
+            "scp_array.txt",
+            "typ_jwt.txt"
         ]
     );
 }
@@ -216,42 +223,33 @@ fn an_mcp_client_finds_the_authorization_server_and_calls_with_its_token() {
 #[test]
 fn a_configuration_the_resource_server_cannot_use_is_refused_at_start() {
     let keys = tempfile::tempdir().expect("keys");
-    let jwks = keys.path().join("jwks.json");
-    std::fs::write(
-        &jwks,
-        r#"{"keys":[{"kty":"oct","k":"c2VjcmV0","kid":"s"}]}"#,
-    )
-    .expect("jwks");
     let root = tempfile::tempdir().expect("root");
-    let start = |issuer: &str| {
-        Command::new(crate::bin_str())
+    let start = |jwks: &str, issuer: &str, more: &[&str]| {
+        let file = keys.path().join("jwks.json");
+        std::fs::write(&file, jwks).expect("jwks");
+        let output = Command::new(crate::bin_str())
+            .args(["--root", &root.path().display().to_string()])
+            .args(["serve", "--ws", "127.0.0.1:0", "--oauth-issuer", issuer])
             .args([
-                "--root",
-                &root.path().display().to_string(),
-                "serve",
-                "--ws",
-                "127.0.0.1:0",
-            ])
-            .args([
-                "--oauth-issuer",
-                issuer,
                 "--oauth-resource",
                 "https://x.example/mcp",
+                "--oauth-jwks-file",
             ])
-            .args(["--oauth-jwks-file", &jwks.display().to_string()])
+            .arg(&file)
+            .args(more)
             .output()
-            .expect("run")
+            .expect("run");
+        assert_eq!(output.status.code(), Some(2), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
     };
-    let output = start(ISSUER);
-    assert_eq!(output.status.code(), Some(2), "{output:?}");
-    assert!(
-        String::from_utf8_lossy(&output.stderr).contains("never a shared secret"),
-        "{output:?}"
-    );
-    let output = start("auth.example");
-    assert_eq!(output.status.code(), Some(2), "{output:?}");
-    assert!(
-        String::from_utf8_lossy(&output.stderr).contains("the OAuth issuer"),
-        "{output:?}"
-    );
+    let secret = r#"{"keys":[{"kty":"oct","k":"c2VjcmV0","kid":"s"}]}"#;
+    let usable = format!(r#"{{"keys":[{ED}]}}"#);
+    let why = start(secret, ISSUER, &[]);
+    assert!(why.contains("never a shared secret"), "{why}");
+    let why = start(&usable, "auth.example", &[]);
+    assert!(why.contains("the OAuth issuer"), "{why}");
+    for scope in ["a\"b", "", "a b"] {
+        let why = start(&usable, ISSUER, &["--oauth-scope", scope]);
+        assert!(why.contains("is not a scope"), "{scope:?}: {why}");
+    }
 }

@@ -96,6 +96,8 @@ def mint(out: str, issuer: str, resource: str) -> None:
         "unknown_kid": jwt(ed, head("nope", "EdDSA"), good),
         "no_scope": jwt(ed, head("ed", "EdDSA"), with_(scope="mcp")),
         "scp_array": jwt(ed, head("ed", "EdDSA"), with_(scope=None, scp=["files", "mcp"])),
+        "typ_jwt": jwt(ed, {"typ": "JWT", "alg": "EdDSA", "kid": "ed"}, good),
+        "typ_id_token": jwt(ed, {"typ": "id_token+jwt", "alg": "EdDSA", "kid": "ed"}, good),
     }
     # A claim changed after signing.
     h, _, s = tokens["good_ed"].split(".")

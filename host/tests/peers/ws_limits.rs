@@ -286,6 +286,22 @@ fn a_slow_body_and_an_unread_answer_give_up_their_slot() {
     });
     assert!(slow.starts_with("HTTP/1.1 408"), "{slow}");
     assert!(slow.contains("nothing was written"), "{slow}");
+    // The same on /mcp, whose body rmcp reads.
+    let slow_mcp = runtime().block_on(async {
+        let mut slow = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        slow.write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+              Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{",
+        )
+        .await
+        .expect("send");
+        let mut answer = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(30), slow.read_to_string(&mut answer));
+        let _ = read.await.expect("closed in time");
+        answer
+    });
+    assert!(slow_mcp.starts_with("HTTP/1.1 408"), "{slow_mcp}");
+    assert!(slow_mcp.contains("nothing was called"), "{slow_mcp}");
     assert!(waited.starts_with("HTTP/1.1 200"), "{waited}");
     assert!(!server.root().join("slow.txt").exists());
 
