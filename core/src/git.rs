@@ -38,12 +38,38 @@ const INCLUDE_DEPTH: usize = 5;
 /// runs: it is in a hooks directory or a configuration file of a
 /// repository on its path.
 pub(crate) fn runs_code(root: &Dir, names: &[String], existing: usize) -> bool {
-    let mut guarded = Vec::new();
-    for depth in 0..=existing.min(names.len().saturating_sub(1)) {
-        let dir = &names[..depth];
-        repositories_at(root, dir, &mut guarded);
+    let deepest = existing.min(names.len().saturating_sub(1));
+    Guarded::along(root, &names[..deepest]).covers(names)
+}
+
+/// What the repositories on a directory's path protect: found once for
+/// the directory, asked of every entry in it (a listing's), where
+/// [`runs_code`] would look at the same directories again for each.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Guarded(Vec<Vec<String>>);
+
+impl Guarded {
+    /// What the repositories at `dir` and at each directory above it
+    /// protect.
+    pub(crate) fn along(root: &Dir, dir: &[String]) -> Guarded {
+        let mut guarded = Vec::new();
+        for depth in 0..=dir.len() {
+            repositories_at(root, &dir[..depth], &mut guarded);
+        }
+        Guarded(guarded)
     }
-    guarded.iter().any(|g| names.starts_with(g))
+
+    /// This, and what the repository at `dir` (one level below) protects.
+    pub(crate) fn and_at(&self, root: &Dir, dir: &[String]) -> Guarded {
+        let mut guarded = self.0.clone();
+        repositories_at(root, dir, &mut guarded);
+        Guarded(guarded)
+    }
+
+    /// Whether writing `names` could change what git runs.
+    pub(crate) fn covers(&self, names: &[String]) -> bool {
+        self.0.iter().any(|g| names.starts_with(g))
+    }
 }
 
 /// What the repository whose work tree or bare directory is `dir` protects,

@@ -190,6 +190,11 @@ impl Entries {
         true
     }
 
+    /// How many more lines the page can take.
+    pub(super) fn room(&self) -> usize {
+        MAX_ENTRIES.saturating_sub(self.lines)
+    }
+
     fn push_all(&mut self, lines: impl IntoIterator<Item = String>) {
         for line in lines {
             self.body.push_str(&line);

@@ -264,23 +264,25 @@ fn listed(dir: &Dir) -> std::io::Result<Vec<String>> {
 /// What a listing leaves out beside hidden names: the places a write may
 /// not change.
 struct Rules<'a> {
-    root: &'a Dir,
     /// Where the listed directory is below the root.
     names: &'a [String],
     config: &'a Config,
     /// The file system takes names that differ in case for one.
     folds: bool,
+    /// What the repositories on the listed directory's path protect,
+    /// found once for all its entries.
+    guarded: crate::git::Guarded,
 }
 
 impl Rules<'_> {
-    /// Whether the entry `rel` below the listed directory is left out.
-    fn hidden(&self, rel: &[&str]) -> bool {
+    /// Whether the entry `rel` below the listed directory is left out;
+    /// `guarded` is what the repositories on its path protect.
+    fn hidden_in(&self, guarded: &crate::git::Guarded, rel: &[&str]) -> bool {
         let mut path = self.names.to_vec();
         path.extend(rel.iter().map(|s| (*s).to_owned()));
         let protection = &self.config.protection;
         protection.check(&path, self.folds).is_err()
-            || (protection.protects_git()
-                && crate::git::runs_code(self.root, &path, path.len() - 1))
+            || (protection.protects_git() && guarded.covers(&path))
     }
 }
 
@@ -360,7 +362,6 @@ fn directory(
     let mut top = listed(dir).map_err(|e| fs::io_error(&e, "listing the directory"))?;
     top.sort();
     let rules = Rules {
-        root,
         names,
         config,
         folds: config.protection.has_patterns()
@@ -368,8 +369,13 @@ fn directory(
                 .iter()
                 .find(|n| n.bytes().any(|b| b.is_ascii_alphabetic()))
                 .is_some_and(|n| fs::folds_case(dir, std::slice::from_ref(n), 1)),
+        guarded: if config.protection.protects_git() {
+            crate::git::Guarded::along(root, names)
+        } else {
+            crate::git::Guarded::default()
+        },
     };
-    top.retain(|name| !rules.hidden(&[name]));
+    top.retain(|name| !rules.hidden_in(&rules.guarded, &[name]));
     let total = top.len() as u64;
     let (first, last) = range;
     if first > total && total > 0 {
@@ -401,12 +407,23 @@ fn directory(
         if let Some(sub) = is_dir.then(|| dir.open_dir_at(name).ok()).flatten() {
             let mut inner = listed(&sub).unwrap_or_default();
             inner.sort();
+            let mut below = names.to_vec();
+            below.push(name.clone());
+            let guarded = if config.protection.protects_git() {
+                rules.guarded.and_at(root, &below)
+            } else {
+                crate::git::Guarded::default()
+            };
+            // Only the children that can be on this page are looked at;
+            // the rest are counted by name, for the answer's "more".
+            let room = page.room();
             for child in inner {
-                if rules.hidden(&[name, &child]) {
+                if rules.hidden_in(&guarded, &[name, &child]) {
                     continue;
                 }
-                let is_dir = sub.stat_at(&child).is_ok_and(|s| s.kind == Kind::Directory);
-                let slash = if is_dir { "/" } else { "" };
+                let shown = group.len() < room
+                    && sub.stat_at(&child).is_ok_and(|s| s.kind == Kind::Directory);
+                let slash = if shown { "/" } else { "" };
                 group.push(format!("{}{slash}", shown_path(&[name, &child])));
             }
         }
