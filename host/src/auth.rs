@@ -111,31 +111,38 @@ impl Tokens {
         self.check(scope, header).is_ok()
     }
 
-    /// [`Tokens::allows`], saying why not. The port's token passes calls
-    /// and, with no token of their own, quiesce and resume; an OAuth
-    /// access token passes where the port's would.
-    pub fn check(&self, scope: Scope, header: Option<&[u8]>) -> Result<(), Refused> {
+    /// [`Tokens::allows`], saying why not, and until when: an OAuth access
+    /// token passes until it expires (`Some`), the port's token for good.
+    /// The port's token passes calls and, with no token of their own,
+    /// quiesce and resume; an OAuth access token passes where the port's
+    /// would.
+    pub fn check(
+        &self,
+        scope: Scope,
+        header: Option<&[u8]>,
+    ) -> Result<Option<std::time::SystemTime>, Refused> {
         let given = bearer(header);
         if scope == Scope::Quiesce
             && let Some(own) = &self.quiesce
         {
             return match given {
-                Some(given) if own.is(given) => Ok(()),
+                Some(given) if own.is(given) => Ok(None),
                 _ => Err(Refused { oauth: None }),
             };
         }
         if self.port.is_none() && self.oauth.is_none() {
-            return Ok(());
+            return Ok(None);
         }
         let Some(given) = given else {
             return Err(Refused { oauth: None });
         };
         if self.port.as_ref().is_some_and(|port| port.is(given)) {
-            return Ok(());
+            return Ok(None);
         }
         match &self.oauth {
             Some(oauth) => oauth
                 .check(given)
+                .map(Some)
                 .map_err(|why| Refused { oauth: Some(why) }),
             None => Err(Refused { oauth: None }),
         }

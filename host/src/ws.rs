@@ -223,8 +223,13 @@ struct Shared {
 
 /// A connection past its first bytes.
 enum Opened {
-    /// Boxed: the stream and its buffers are ten times the size of a socket.
-    WebSocket(Box<tokio_tungstenite::WebSocketStream<TcpStream>>),
+    /// Boxed: the stream and its buffers are ten times the size of a
+    /// socket. With when its credential ends (an OAuth access token's
+    /// expiry), if it does.
+    WebSocket(
+        Box<tokio_tungstenite::WebSocketStream<TcpStream>>,
+        Option<std::time::SystemTime>,
+    ),
     /// Plain HTTP for `crate::http`, nothing of it read yet.
     Http(TcpStream),
 }
@@ -279,8 +284,8 @@ impl Shared {
             () = evicted.notified() => None,
         };
         drop(waiting);
-        let ws = match opened {
-            Some(Opened::WebSocket(ws)) => *ws,
+        let (ws, until) = match opened {
+            Some(Opened::WebSocket(ws, until)) => (*ws, until),
             Some(Opened::Http(stream)) => return self.http_connection(stream).await,
             None => return,
         };
@@ -292,7 +297,7 @@ impl Shared {
         .await;
         match slot {
             Ok(Ok(slot)) => {
-                self.serve(ws).await;
+                self.serve(ws, until).await;
                 drop(slot);
             }
             _ => {
@@ -342,15 +347,24 @@ impl Shared {
             .max_frame_size(Some(limit));
         let allowed = self.options.allowed_origins.clone();
         let tokens = self.options.tokens.clone();
+        let until = Arc::new(std::sync::Mutex::new(None));
+        let granted = Arc::clone(&until);
         #[allow(clippy::result_large_err, reason = "tungstenite's callback signature")]
         let check = move |request: &Request, response: Response| {
             check_origin(request, &allowed)?;
-            check_token(request, &tokens).map(|()| response)
+            let ends = check_token(request, &tokens)?;
+            *granted
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = ends;
+            Ok(response)
         };
-        tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))
+        let ws = tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))
             .await
-            .ok()
-            .map(|ws| Opened::WebSocket(Box::new(ws)))
+            .ok()?;
+        let until = *until
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Some(Opened::WebSocket(Box::new(ws), until))
     }
 
     /// `write`, a write to the client, bounded by the write timeout and,
@@ -374,8 +388,26 @@ impl Shared {
 
     /// Requests and answers until the client goes, or idles, or the
     /// server drains.
-    async fn serve(&self, mut ws: tokio_tungstenite::WebSocketStream<TcpStream>) {
+    async fn serve(
+        &self,
+        mut ws: tokio_tungstenite::WebSocketStream<TcpStream>,
+        until: Option<std::time::SystemTime>,
+    ) {
         let mut draining = self.draining.clone();
+        // A session lasts as long as the credential it opened with: an
+        // access token's, until it expires (a call in flight then ends).
+        let expired = async {
+            match until {
+                Some(until) => {
+                    let left = until
+                        .duration_since(std::time::SystemTime::now())
+                        .unwrap_or_default();
+                    tokio::time::sleep(left).await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(expired);
         // One session per connection, its record gone when it closes.
         let session = Arc::new(Session::ending_with(Arc::clone(&self.root)));
         // Only a request restarts the idle time: pings and pongs (which
@@ -389,6 +421,7 @@ impl Shared {
             let next = tokio::select! {
                 biased;
                 _ = draining.wait_for(|d| *d) => Err("shutting down"),
+                () = &mut expired => Err("the access token expired"),
                 next = next => next.map_err(|_| "idle"),
             };
             let message = match next {
@@ -460,10 +493,14 @@ impl Shared {
 /// Accept a handshake that carries the port's token, when it has one;
 /// refuse anything else with 401 and the bearer challenge.
 #[allow(clippy::result_large_err, reason = "tungstenite's callback signature")]
-fn check_token(request: &Request, tokens: &crate::auth::Tokens) -> Result<(), ErrorResponse> {
+fn check_token(
+    request: &Request,
+    tokens: &crate::auth::Tokens,
+) -> Result<Option<std::time::SystemTime>, ErrorResponse> {
     let given = request.headers().get("authorization").map(|h| h.as_bytes());
-    let Err(refused) = tokens.check(crate::auth::Scope::Calls, given) else {
-        return Ok(());
+    let refused = match tokens.check(crate::auth::Scope::Calls, given) {
+        Ok(until) => return Ok(until),
+        Err(refused) => refused,
     };
     let (status, challenge) = tokens.challenge(&refused);
     let mut response = ErrorResponse::new(Some(format!("{}\n", crate::auth::REFUSED)));

@@ -29,6 +29,9 @@ pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 /// differ, in seconds.
 const LEEWAY_SECONDS: u64 = 60;
 
+/// How long "never" is, for a token whose `exp` no clock holds.
+const FOREVER: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
+
 /// What the operator configures.
 #[derive(Debug, Clone)]
 pub struct OAuthConfig {
@@ -146,6 +149,9 @@ fn algorithm_of(jwk: &Jwk) -> Option<Vec<Algorithm>> {
 /// The claims read beside those `Validation` checks.
 #[derive(Deserialize)]
 struct Claims {
+    /// When it expires, in seconds since the epoch (checked present and
+    /// in the future by `Validation`).
+    exp: u64,
     /// RFC 9068's space-separated scopes.
     #[serde(default)]
     scope: Option<String>,
@@ -176,8 +182,9 @@ impl OAuth {
         OAuth { config }
     }
 
-    /// Whether `token` is an access token this server takes.
-    pub fn check(&self, token: &str) -> Result<(), Refusal> {
+    /// Whether `token` is an access token this server takes; until when,
+    /// if it is (its `exp`).
+    pub fn check(&self, token: &str) -> Result<std::time::SystemTime, Refusal> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| Refusal::InvalidToken("the token is not a JWT"))?;
         // RFC 9068 types an access token `at+jwt`; many servers still say
@@ -245,7 +252,11 @@ impl OAuth {
             .iter()
             .all(|s| held.contains(&s.as_str()))
         {
-            Ok(())
+            let until = std::time::Duration::from_secs(claims.exp);
+            // An `exp` past what the clock can hold is as good as never.
+            Ok(std::time::UNIX_EPOCH
+                .checked_add(until)
+                .unwrap_or_else(|| std::time::SystemTime::now() + FOREVER))
         } else {
             Err(Refusal::InsufficientScope)
         }

@@ -97,6 +97,47 @@ impl Issued {
     }
 }
 
+/// A WebSocket session opened with `token`: one call answered, then how
+/// the server ended it.
+fn websocket_session(addr: &str, token: &str) -> String {
+    use futures_util::{SinkExt as _, StreamExt as _};
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let mut request = format!("ws://{addr}")
+            .into_client_request()
+            .expect("request");
+        request.headers_mut().insert(
+            "authorization",
+            format!("Bearer {token}").parse().expect("a header"),
+        );
+        let (mut ws, _) = tokio_tungstenite::connect_async(request)
+            .await
+            .expect("connect");
+        ws.send(Message::text(r#"{"path": "ws.txt", "content": "w\n"}"#))
+            .await
+            .expect("send");
+        let wait = std::time::Duration::from_secs(60);
+        let answer = tokio::time::timeout(wait, ws.next())
+            .await
+            .expect("in time");
+        let answer = answer.expect("a message").expect("not an error");
+        assert!(
+            answer.to_text().expect("text").contains("success"),
+            "{answer}"
+        );
+        let end = tokio::time::timeout(wait, ws.next())
+            .await
+            .expect("closed in time");
+        format!("{end:?}")
+    })
+}
+
 fn script() -> std::path::PathBuf {
     workspace().join("host/tests/peers/oauth_peer.py")
 }
@@ -213,6 +254,18 @@ fn an_mcp_client_finds_the_authorization_server_and_calls_with_its_token() {
         .arg(script())
         .args(["discover", &issued.resource]));
     assert!(String::from_utf8_lossy(&output.stdout).contains("oauth discover: ok"));
+    // A WebSocket session lasts as long as its token: one that expires
+    // six seconds after it is minted is answered, then closed.
+    let short = run(Command::new(python()).arg(script()).args([
+        "short",
+        &issued.keys.path().display().to_string(),
+        ISSUER,
+        &issued.resource,
+        "6",
+    ]));
+    let short = String::from_utf8(short.stdout).expect("a token");
+    let closed = websocket_session(server.addr(), short.trim());
+    assert!(closed.contains("the access token expired"), "{closed}");
     drop(server);
     let (server, _) = issued.serve("0.0.0.0:0", &["--ws-allow-remote"]);
     assert!(server.addr().starts_with("0.0.0.0:"), "{}", server.addr());

@@ -6,6 +6,9 @@ with them by `cryptography`, not by the library the server checks them
 with, printed as one JSON object: good ones of each key, and each way a
 token can be wrong.
 
+`short DIR ISSUER RESOURCE SECONDS`: a good token of the Ed25519 key
+minted by `mint`, expiring SECONDS from now.
+
 `discover MCP_URL`: what the MCP Python SDK does on a 401 (SEP-985): the
 `resource_metadata` of the challenge, else the well-known URLs, read as
 the SDK's `ProtectedResourceMetadata`.
@@ -74,6 +77,9 @@ def mint(out: str, issuer: str, resource: str) -> None:
     }
     with open(f"{out}/jwks.json", "w") as f:
         json.dump(jwks, f)
+    # For `short`, later.
+    with open(f"{out}/ed.pem", "wb") as f:
+        f.write(ed.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
     now = int(time.time())
     good = {"iss": issuer, "aud": resource, "sub": "agent", "exp": now + 600, "iat": now, "scope": "files mcp"}
 
@@ -118,6 +124,15 @@ def mint(out: str, issuer: str, resource: str) -> None:
     print(json.dumps(tokens))
 
 
+def short(out: str, issuer: str, resource: str, seconds: str) -> None:
+    """A good token of the Ed25519 key that expires `seconds` from now."""
+    with open(f"{out}/ed.pem", "rb") as f:
+        ed = serialization.load_pem_private_key(f.read(), password=None)
+    now = int(time.time())
+    claims = {"iss": issuer, "aud": resource, "exp": now + int(seconds), "scope": "files"}
+    print(jwt(ed, {"typ": "at+jwt", "alg": "EdDSA", "kid": "ed"}, claims))
+
+
 def discover(url: str) -> None:
     with httpx2.Client() as client:
         refused = client.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
@@ -139,5 +154,7 @@ def discover(url: str) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "mint":
         mint(*sys.argv[2:5])
+    elif sys.argv[1] == "short":
+        short(*sys.argv[2:6])
     else:
         discover(sys.argv[2])
