@@ -470,6 +470,23 @@ fn a_listing_leaves_out_the_hosts_protected_paths_and_says_when_it_stops() {
     env.assert_status("error");
     assert!(env.text.contains("has 1001 entries"), "{}", env.text);
 
+    // One directory alone over a page, and nothing after it: cut inside
+    // it, and no next page.
+    for n in 0..1_200 {
+        p.write(&format!("solo/a/f{n:04}"), "x");
+    }
+    let env = p.call(json!({"name": "view", "arguments": {"path": "solo"}}));
+    env.assert_status("partial");
+    assert_eq!(env.data().view.as_ref().unwrap().next_line, None);
+    assert!(
+        env.text.ends_with(
+            "(201 more inside 'solo/a/' not shown, to keep the answer short: view it to see \
+             its entries.)"
+        ),
+        "{}",
+        &env.text[env.text.len() - 300..]
+    );
+
     // One directory alone over a page: cut inside it, the next page
     // after it.
     for n in 0..1_200 {

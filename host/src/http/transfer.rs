@@ -180,43 +180,83 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Stalls<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures_util::StreamExt as _;
     use http_body_util::BodyExt as _;
     use tokio::io::AsyncWriteExt as _;
 
-    /// A body that never ends fails at its deadline, and says why; one
-    /// that has ended is read whole.
+    /// A test that fails, not hangs, when a bound never fires.
+    async fn bounded<T>(what: impl Future<Output = T>) -> T {
+        tokio::time::timeout(Duration::from_secs(10), what)
+            .await
+            .expect("the bound fired")
+    }
+
+    /// A body that never ends fails at its deadline, and says why; so
+    /// does one that keeps sending, a frame at a time, past it (one
+    /// deadline for the body, not a time between frames); one that has
+    /// ended is read whole.
     #[tokio::test]
     async fn a_body_has_one_deadline() {
-        use futures_util::StreamExt as _;
         let first = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(Frame::data(
             Bytes::from_static(b"a"),
         ))]);
         let body = http_body_util::StreamBody::new(first.chain(futures_util::stream::pending()));
         let body = Deadline::new(body, Duration::from_millis(200));
         let fired = body.fired();
-        let error = body.collect().await.expect_err("timed out");
+        let error = bounded(body.collect()).await.expect_err("timed out");
         assert!(fired.load(Ordering::SeqCst));
+        assert!(timed_out(&*error), "{error}");
+        // A frame every 100 ms for 3 s, against a deadline of 1 s.
+        let trickle = futures_util::stream::iter(0..30).then(|_| async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok::<_, std::convert::Infallible>(Frame::data(Bytes::from_static(b"a")))
+        });
+        let body = Deadline::new(
+            http_body_util::StreamBody::new(Box::pin(trickle)),
+            Duration::from_secs(1),
+        );
+        let error = bounded(body.collect()).await.expect_err("timed out");
         assert!(timed_out(&*error), "{error}");
         let whole = Deadline::new(
             http_body_util::Full::new(Bytes::from_static(b"ab")),
             Duration::from_millis(200),
         );
-        assert_eq!(whole.collect().await.expect("read").to_bytes(), "ab");
+        assert_eq!(
+            bounded(whole.collect()).await.expect("read").to_bytes(),
+            "ab"
+        );
     }
 
     /// A write that makes no progress fails after the stall time; one
-    /// that makes progress does not.
+    /// that makes progress, however slowly, does not: a reader taking a
+    /// byte every 100 ms keeps a one-byte pipe's writer going for 2 s
+    /// against a stall time of 1 s.
     #[tokio::test]
     async fn a_write_nobody_reads_fails_in_time() {
         let (near, mut far) = tokio::io::duplex(16);
         let mut near = Stalls::new(near, Duration::from_millis(200));
         near.write_all(&[0; 16]).await.expect("the buffer takes it");
-        let error = near.write_all(&[0; 1]).await.expect_err("stalled");
+        let error = bounded(near.write_all(&[0; 1])).await.expect_err("stalled");
         assert_eq!(error.kind(), std::io::ErrorKind::TimedOut);
         let mut got = [0; 16];
         tokio::io::AsyncReadExt::read_exact(&mut far, &mut got)
             .await
             .expect("read");
-        near.write_all(&[1; 8]).await.expect("progress again");
+
+        let (near, mut far) = tokio::io::duplex(1);
+        let mut near = Stalls::new(near, Duration::from_secs(1));
+        let reader = tokio::spawn(async move {
+            let mut byte = [0; 1];
+            for _ in 0..20 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                tokio::io::AsyncReadExt::read_exact(&mut far, &mut byte)
+                    .await
+                    .expect("read");
+            }
+        });
+        bounded(near.write_all(&[1; 20]))
+            .await
+            .expect("slow progress is progress");
+        reader.await.expect("the reader");
     }
 }

@@ -190,6 +190,9 @@ fn access_tokens_of_the_authorization_server_and_no_others_pass() {
         "hs256_confusion",
         "alg_mismatch",
         "typ_id_token",
+        "no_kid",
+        "alg_not_the_keys",
+        "hs256_oct",
     ] {
         let answer = put(&addr, issued.token(bad), &format!("{bad}.txt"));
         assert!(answer.starts_with("HTTP/1.1 401"), "{bad}: {answer}");
@@ -199,12 +202,19 @@ fn access_tokens_of_the_authorization_server_and_no_others_pass() {
         );
         assert!(answer.contains(&metadata), "{bad}: {answer}");
     }
-    let answer = put(&addr, issued.token("no_scope"), "no_scope.txt");
-    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    let answer = put(&addr, issued.token("alg_not_the_keys"), "x.txt");
     assert!(
-        answer.contains("error=\"insufficient_scope\", scope=\"files\""),
+        answer.contains("an algorithm its key does not take"),
         "{answer}"
     );
+    for short in ["no_scope", "scope_prefix", "scp_prefix"] {
+        let answer = put(&addr, issued.token(short), &format!("{short}.txt"));
+        assert!(answer.starts_with("HTTP/1.1 403"), "{short}: {answer}");
+        assert!(
+            answer.contains("error=\"insufficient_scope\", scope=\"files\""),
+            "{short}: {answer}"
+        );
+    }
     let mut names: Vec<String> = std::fs::read_dir(&written)
         .expect("root")
         .map(|e| e.expect("entry").file_name().into_string().expect("name"))
@@ -223,6 +233,37 @@ fn access_tokens_of_the_authorization_server_and_no_others_pass() {
             "typ_jwt.txt"
         ]
     );
+}
+
+/// The metadata is open to anyone (no token), at both of RFC 9728's
+/// names, on a connection whose first request asks for it.
+#[test]
+fn the_metadata_is_open_on_a_connection_of_its_own() {
+    let issued = Issued::new();
+    let token_file = issued.keys.path().join("port-token").display().to_string();
+    let (server, _) = issued.serve(
+        &format!("127.0.0.1:{}", issued.port),
+        &["--ws-token-file", &token_file],
+    );
+    let addr = server.addr().to_owned();
+    for at in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let answer = http(
+            &addr,
+            &format!("GET {at} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+        );
+        assert!(answer.starts_with("HTTP/1.1 200"), "{at}: {answer}");
+        let body = answer.split_once("\r\n\r\n").expect("a body").1;
+        let doc: serde_json::Value = serde_json::from_str(body).expect("JSON");
+        assert_eq!(doc["resource"], issued.resource.as_str(), "{at}");
+        assert_eq!(
+            doc["authorization_servers"],
+            serde_json::json!([ISSUER]),
+            "{at}"
+        );
+    }
 }
 
 /// An MCP call with an access token is served; without one, the MCP

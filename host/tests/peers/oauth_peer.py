@@ -43,6 +43,9 @@ def sign(key, alg: str, data: bytes) -> bytes:
         return key.sign(data)
     if alg == "RS256":
         return key.sign(data, padding.PKCS1v15(), hashes.SHA256())
+    if alg == "PS256":
+        pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
+        return key.sign(data, pss, hashes.SHA256())
     if alg == "ES256":
         r, s = decode_dss_signature(key.sign(data, ec.ECDSA(hashes.SHA256())))
         return r.to_bytes(32, "big") + s.to_bytes(32, "big")
@@ -65,7 +68,9 @@ def mint(out: str, issuer: str, resource: str) -> None:
     jwks = {
         "keys": [
             {"kty": "OKP", "crv": "Ed25519", "x": b64(raw), "kid": "ed", "use": "sig", "alg": "EdDSA"},
-            {"kty": "RSA", "n": number(rn.n), "e": number(rn.e), "kid": "rs", "use": "sig"},
+            {"kty": "RSA", "n": number(rn.n), "e": number(rn.e), "kid": "rs", "use": "sig", "alg": "RS256"},
+            # A shared secret beside the keys: never taken.
+            {"kty": "oct", "k": b64(b"a shared secret, thirty-two bytes"), "kid": "oct"},
             {
                 "kty": "EC",
                 "crv": "P-256",
@@ -102,6 +107,10 @@ def mint(out: str, issuer: str, resource: str) -> None:
         "unknown_kid": jwt(ed, head("nope", "EdDSA"), good),
         "no_scope": jwt(ed, head("ed", "EdDSA"), with_(scope="mcp")),
         "scp_array": jwt(ed, head("ed", "EdDSA"), with_(scope=None, scp=["files", "mcp"])),
+        "scope_prefix": jwt(ed, head("ed", "EdDSA"), with_(scope="filesystem mcp")),
+        "scp_prefix": jwt(ed, head("ed", "EdDSA"), with_(scope=None, scp=["files-read"])),
+        "no_kid": jwt(ed, {"typ": "at+jwt", "alg": "EdDSA"}, good),
+        "alg_not_the_keys": jwt(rs, head("rs", "PS256"), good),
         "typ_jwt": jwt(ed, {"typ": "JWT", "alg": "EdDSA", "kid": "ed"}, good),
         "typ_id_token": jwt(ed, {"typ": "id_token+jwt", "alg": "EdDSA", "kid": "ed"}, good),
     }
@@ -121,6 +130,10 @@ def mint(out: str, issuer: str, resource: str) -> None:
     tokens["hs256_confusion"] = f"{signing}.{b64(mac)}"
     # Signed with the EC key but saying RSA's algorithm under its kid.
     tokens["alg_mismatch"] = jwt(es, head("rs", "ES256"), good)
+    # HS256 with the shared secret the JWKS holds.
+    signing = f"{b64(json.dumps(head('oct', 'HS256')).encode())}.{b64(json.dumps(good).encode())}"
+    mac = hmac.new(b"a shared secret, thirty-two bytes", signing.encode(), "sha256").digest()
+    tokens["hs256_oct"] = f"{signing}.{b64(mac)}"
     print(json.dumps(tokens))
 
 
