@@ -1,7 +1,9 @@
 //! Plain HTTP requests on the WebSocket port (`serve --ws`), besides the
 //! probes: MCP over Streamable HTTP at `/mcp` (`docs/contract.md#mcp-http`),
-//! the sandbox file API under `/v1/` (`docs/contract.md#files-api`), and
-//! `/quiesce` and `/resume` (`docs/contract.md#quiesce`).
+//! the sandbox file API under `/v1/` (`docs/contract.md#files-api`),
+//! `/quiesce` and `/resume` (`docs/contract.md#quiesce`), and, where the
+//! port is an OAuth resource server, its metadata under
+//! `/.well-known/oauth-protected-resource` (`docs/contract.md#oauth`).
 //!
 //! A connection whose first request line names one of those paths is
 //! served by hyper, request after request, under the port's rules: it
@@ -10,8 +12,10 @@
 //! `/metrics` refuses it: a page that made its own name resolve to this
 //! address), and so is a browser `Origin` the WebSocket handshake would
 //! refuse. Where the operator gave a token (`crate::auth`), a request
-//! without it is 401 with the bearer challenge. A request's body is bounded by the port's message size (413
-//! past it). At a drain, the request in flight is answered and the
+//! without it is 401 with the bearer challenge, and its connection is
+//! closed after the answer. A request's body is bounded by the port's
+//! message size (413 past it) and by the transfer time (408,
+//! `transfer`). At a drain, the request in flight is answered and the
 //! connection then closed.
 
 use std::convert::Infallible;
