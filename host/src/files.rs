@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 use write_tool_wire::{Envelope, ErrorCode, Status};
 
 use crate::calls::Calls;
-use crate::http::Deadline;
+use crate::transfer::Deadline;
 use crate::{Root, probes};
 
 /// A response body of the port's plain HTTP (`crate::http`).
@@ -158,7 +158,7 @@ impl Files {
             .await
         {
             Ok(body) => body.to_bytes(),
-            Err(e) if crate::http::timed_out(&*e) => {
+            Err(e) if crate::transfer::timed_out(&*e) => {
                 return error(
                     StatusCode::REQUEST_TIMEOUT,
                     "EXECUTION_ERROR",

@@ -34,6 +34,7 @@ use tokio_util::sync::CancellationToken;
 use crate::calls::Calls;
 use crate::files::{Body, Files, error};
 use crate::mcp::McpServer;
+use crate::transfer::{self, Deadline};
 use crate::{Root, WriteTool, probes};
 
 /// What the port serves over plain HTTP.
@@ -51,9 +52,6 @@ pub(crate) struct Http {
     /// write may wait for the client to read (`transfer`).
     transfer: Duration,
 }
-
-mod transfer;
-pub(crate) use transfer::{Deadline, timed_out};
 
 impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -77,6 +77,7 @@ mod session;
 mod state;
 mod sweeps;
 mod tool;
+mod transfer;
 mod trust;
 pub mod ws;
 
