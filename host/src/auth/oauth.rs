@@ -164,6 +164,11 @@ struct Claims {
 #[derive(Debug)]
 pub struct OAuth {
     config: OAuthConfig,
+    /// Where the metadata is served on this port, beside the bare
+    /// well-known name: the name followed by the resource's path.
+    metadata_path: String,
+    /// The same, as the URL a client is told.
+    metadata_url: String,
 }
 
 /// Why a token was not taken: said to the client in the challenge's
@@ -178,8 +183,17 @@ pub enum Refusal {
 }
 
 impl OAuth {
+    /// The resource server of `config`, whose resource is a URL
+    /// ([`OAuthConfig::read`] checks it).
     pub fn new(config: OAuthConfig) -> OAuth {
-        OAuth { config }
+        let resource = url::Url::parse(&config.resource).expect("checked at start");
+        let metadata_path = format!("{WELL_KNOWN}{}", resource.path().trim_end_matches('/'));
+        let metadata_url = format!("{}{metadata_path}", resource.origin().ascii_serialization());
+        OAuth {
+            config,
+            metadata_path,
+            metadata_url,
+        }
     }
 
     /// Whether `token` is an access token this server takes; until when,
@@ -264,21 +278,14 @@ impl OAuth {
 
     /// Where the metadata is, as a URL (RFC 9728 §3.1: the well-known
     /// name put between the resource's host and its path).
-    pub fn metadata_url(&self) -> String {
-        let resource = url::Url::parse(&self.config.resource).expect("checked at start");
-        let path = resource.path().trim_end_matches('/');
-        format!(
-            "{}{WELL_KNOWN}{path}",
-            resource.origin().ascii_serialization()
-        )
+    pub fn metadata_url(&self) -> &str {
+        &self.metadata_url
     }
 
     /// Whether `path` is where the metadata is served: the well-known
     /// name alone, or followed by the resource's path.
     pub fn serves(&self, path: &str) -> bool {
-        let resource = url::Url::parse(&self.config.resource).expect("checked at start");
-        let own = format!("{WELL_KNOWN}{}", resource.path().trim_end_matches('/'));
-        path == WELL_KNOWN || path == own
+        path == WELL_KNOWN || path == self.metadata_path
     }
 
     /// The metadata document (RFC 9728 §2).
