@@ -4,86 +4,14 @@ use std::hash::BuildHasher;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
+use crate::server::Server;
 use crate::{assert_usage_error, bin_str, envelope, root_arg, run};
 use write_tool_test_support::temp_files;
-
-/// A `write-tool serve` process with line-oriented access.
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl Server {
-    fn start(args: &[&str]) -> Server {
-        Server::start_with(Command::new(bin_str()).args(args).arg("serve"))
-    }
-
-    fn start_with(command: &mut Command) -> Server {
-        // The soak test's own variable is not a setting of the CLI.
-        let mut child = command
-            .env_remove("WRITE_TOOL_SOAK_CALLS")
-            .env("WRITE_TOOL_CACHE_DIR", crate::cache_dir())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn serve");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        Server {
-            child,
-            stdin,
-            stdout,
-        }
-    }
-
-    fn send(&mut self, request: &Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{request}").expect("send");
-        stdin.flush().expect("flush");
-    }
-
-    fn receive(&mut self) -> Value {
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("read envelope");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not an envelope ({e}): {line:?}"))
-    }
-
-    fn call(&mut self, request: &Value) -> Value {
-        self.send(request);
-        self.receive()
-    }
-
-    fn kill(&mut self) {
-        self.child.kill().expect("kill");
-        self.child.wait().expect("wait");
-    }
-
-    /// Resident set size of the server, in KiB.
-    fn rss_kib(&self) -> u64 {
-        let status =
-            fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("proc status");
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|n| n.parse().ok())
-            .expect("VmRSS")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// A large file's two versions, differing in a few lines so that the diff
 /// is quick and the time goes into writing.
@@ -194,8 +122,7 @@ fn a_killed_writer_leaves_exactly_the_old_or_the_new_content() {
         while seen.elapsed() < delay {
             std::thread::yield_now();
         }
-        server.child.kill().unwrap();
-        server.child.wait().unwrap();
+        server.kill();
         // The kill landed inside the write if its temp file is still there.
         if temp.iter().any(|name| dir.path().join(name).exists()) {
             mid_write += 1;
@@ -262,10 +189,7 @@ fn a_write_cut_short_by_the_file_size_limit_changes_nothing() {
         "success"
     );
     let limited = Command::new("prlimit")
-        .args([
-            &format!("--pid={}", server.child.id()),
-            "--fsize=51200:51200",
-        ])
+        .args([&format!("--pid={}", server.pid()), "--fsize=51200:51200"])
         .status()
         .expect("prlimit");
     assert!(limited.success());
@@ -515,7 +439,7 @@ fn serve_wakes_no_other_thread_while_it_answers() {
     let request = |i: usize| json!({"path": "a.txt", "content": format!("call {i}\n").repeat(200)});
     // The first call starts what starts lazily (WASI's runtime).
     assert_ne!(server.call(&request(0))["status"], "error");
-    let pid = server.child.id();
+    let pid = server.pid();
     let before = other_threads(pid);
     let start = Instant::now();
     // At least 60 calls and half a second of them, however fast they are:
@@ -735,7 +659,7 @@ fn a_full_journal_refuses_the_write_and_changes_nothing() {
         .expect("the root's journal");
     assert!(fs::metadata(&log).unwrap().len() > 8192);
     let limited = Command::new("prlimit")
-        .args([&format!("--pid={}", server.child.id()), "--fsize=8192:8192"])
+        .args([&format!("--pid={}", server.pid()), "--fsize=8192:8192"])
         .status()
         .expect("prlimit");
     assert!(limited.success());
