@@ -50,8 +50,9 @@ pub use error::{ErrorCode, ErrorKind, ToolError};
 pub use fs::Durability;
 pub use fs::sys::{Dir, environment, preopens};
 pub use params::{
-    Call, EditRequest, JournalRequest, ManyRequest, PatchRequest, Request, RevertRequest,
-    RevertTarget, ViewRequest, parse_any, parse_call, parse_patch,
+    Call, EditRequest, IDEMPOTENCY_KEY, JournalRequest, Keyed, MAX_KEY_BYTES, ManyRequest, Parsed,
+    PatchRequest, Request, RevertRequest, RevertTarget, ViewRequest, parse_any, parse_call,
+    parse_patch,
 };
 pub use pipeline::{Config, apply_patch, call, checkpoint, edit, revert, view, write, write_many};
 pub use protect::{ProtectError, ProtectErrorKind, Protection};

@@ -91,6 +91,10 @@ pub const PARAMETERS: [&str; 24] = [
     "view_range",
 ];
 
+/// The argument any changing request may carry to be done once however
+/// often it is sent (`docs/contract.md#idempotency`).
+pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
+
 /// The names of the journal's requests (`docs/contract.md#journal`),
 /// beside the write's own ([`ToolName`]).
 pub const WRITE_MANY: &str = "write_many";

@@ -106,6 +106,42 @@ impl ToolError {
         )
     }
 
+    /// An idempotency key with no journal to keep it in.
+    #[cold]
+    pub fn no_journal_for_key() -> Self {
+        Self::new(
+            ErrorKind::HostRefused,
+            "This call carries an idempotency_key, and this host keeps no journal, where keys are \
+             kept: a repeat could not be told from a new call. Nothing was changed. Send it \
+             without the key, or grant the tool a journal directory (WRITE_TOOL_JOURNAL).",
+        )
+    }
+
+    /// The idempotency key of the change `id`, sent with other arguments.
+    #[cold]
+    pub fn key_reused(id: &str) -> Self {
+        Self::new(
+            ErrorKind::KeyUsed,
+            format!(
+                "This idempotency_key was used by change {id}, whose arguments were not these: a \
+                 key names one request. Nothing was changed. Send this request with a new key."
+            ),
+        )
+    }
+
+    /// A twin of the call, with its idempotency key, committed `id` while
+    /// it ran.
+    #[cold]
+    pub fn key_committed(id: &str) -> Self {
+        Self::new(
+            ErrorKind::KeyUsed,
+            format!(
+                "A call with this idempotency_key was committed as {id} while this one ran; this \
+                 one changed nothing."
+            ),
+        )
+    }
+
     /// A model asked to undo a change a person made.
     #[cold]
     pub fn persons_change(id: &str) -> Self {

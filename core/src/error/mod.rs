@@ -87,6 +87,9 @@ pub enum ErrorKind {
     NoSuchChange,
     /// A revert would undo changes made since.
     RevertConflict,
+    /// An idempotency key a change was made with, sent with other
+    /// arguments, or committed by a twin of the call while it ran.
+    KeyUsed,
     /// A saved content is missing or no longer what was saved.
     SavedAltered,
     /// `view`: nothing is at the path.
@@ -128,7 +131,8 @@ impl ErrorKind {
             | K::Vanished
             | K::Exists
             | K::SharedFile
-            | K::RevertConflict => ErrorCode::Conflict,
+            | K::RevertConflict
+            | K::KeyUsed => ErrorCode::Conflict,
             K::ExistingTooLarge
             | K::Storage
             | K::Cancelled

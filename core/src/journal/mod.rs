@@ -48,7 +48,7 @@ use std::time::SystemTime;
 pub use digest::{Digest, GENESIS, Key, chain};
 pub use held::{Held, on_disk};
 pub use mark::{Head, Mark, Pending};
-pub use record::{By, FileChange, Kind, Op, Record, State, id_of, seq_of};
+pub use record::{By, FileChange, Idem, Kind, Op, Record, State, id_of, seq_of};
 pub use scan::MAX_RECORD_BYTES;
 pub use seal::{SEAL, Seal, Sealed};
 pub use secret::SECRET;

@@ -88,6 +88,18 @@ pub enum By {
     Model,
 }
 
+/// A change's idempotency key and the arguments it came with, each as a
+/// digest under the journal's key: the journal keeps neither a caller's
+/// key nor a hash of its content that could be checked against a guess.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Idem {
+    /// The key's digest.
+    pub key: String,
+    /// The digest of the call's tool name and arguments, less the key and
+    /// the answer's form.
+    pub args: String,
+}
+
 /// One line of `log`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
@@ -125,6 +137,10 @@ pub struct Record {
     /// A gc record: the last record it dropped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_through: Option<u64>,
+    /// The idempotency key of the call that made it, and what that call
+    /// asked (`docs/contract.md#idempotency`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idem: Option<Idem>,
     /// Bytes this record added to the journal (saved contents and itself).
     pub bytes: u64,
     /// The journal's size after it, in bytes.
@@ -149,6 +165,7 @@ impl Record {
             name: None,
             of: None,
             dropped_through: None,
+            idem: None,
             bytes: 0,
             total: 0,
         }

@@ -25,6 +25,7 @@ use crate::error::ToolError;
 mod edit;
 mod editor;
 mod fields;
+mod idempotency;
 mod journal;
 mod view;
 
@@ -33,6 +34,7 @@ use edit::{edit, patch_request};
 pub use editor::{EditorCommand, EditorRequest};
 pub use fields::Request;
 use fields::{request_from, truncate};
+pub use idempotency::{KEY as IDEMPOTENCY_KEY, Keyed, MAX_KEY_BYTES};
 pub use journal::{JournalRequest, ManyRequest, RevertRequest, RevertTarget};
 use journal::{checkpoint, echo_many, journal, many, revert};
 pub use view::ViewRequest;
@@ -60,22 +62,51 @@ pub enum Call {
     TextEditor(EditorRequest),
 }
 
+/// Raw call input, parsed (`parse_any`).
+#[derive(Debug)]
+pub struct Parsed {
+    /// The echo for `params_input`.
+    pub echo: Value,
+    /// The request, or the reason there is none.
+    pub call: Result<Call, ToolError>,
+    /// The form the answer takes, if the input says (`envelope`).
+    pub form: Option<Form>,
+    /// Its idempotency key and what it asks, if it carries one.
+    pub keyed: Option<Keyed>,
+}
+
 /// Parse raw call input into any request the tool takes. Always returns
-/// the echo, the request or the reason there is none, and the form the
-/// answer takes if the input says (`envelope`).
-pub fn parse_any(input: &str) -> (Value, Result<Call, ToolError>, Option<Form>) {
+/// the echo, the request or the reason there is none, the form the answer
+/// takes if the input says (`envelope`) and its idempotency key.
+pub fn parse_any(input: &str) -> Parsed {
     let call = match tool_call(input) {
         Ok(call) => call,
-        Err(e) => return (empty(), Err(e), None),
+        Err(e) => {
+            return Parsed {
+                echo: empty(),
+                call: Err(e),
+                form: None,
+                keyed: None,
+            };
+        }
     };
     let (form, bad_form) = match envelope_form(&call.arguments) {
         Ok(form) => (form, None),
         Err(e) => (None, Some(e)),
     };
+    let (keyed, bad_key) = match idempotency::keyed(&call.arguments, call.name.as_deref()) {
+        Ok(keyed) => (keyed, None),
+        Err(e) => (None, Some(e)),
+    };
     let (echo, result) = parse_named(call.arguments, call.name);
-    match bad_form {
-        Some(e) => (echo, Err(e), form),
-        None => (echo, result, form),
+    Parsed {
+        echo,
+        call: match bad_form.or(bad_key) {
+            Some(e) => Err(e),
+            None => result,
+        },
+        form,
+        keyed,
     }
 }
 

@@ -7,7 +7,7 @@ use write_tool_wire::settings::Settings;
 
 use crate::diff::DiffLimits;
 use crate::fs::Durability;
-use crate::journal::{By, Journal};
+use crate::journal::{By, Idem, Journal};
 use crate::protect::{ProtectError, Protection};
 
 /// Host-chosen limits and switches.
@@ -61,6 +61,10 @@ pub struct Config {
     /// Refuse a write or edit of an existing file the session has not
     /// viewed.
     pub read_first: bool,
+    /// The idempotency key of the call, which its record keeps
+    /// (`docs/contract.md#idempotency`): set by [`super::call`] for a call
+    /// that carries one; a host leaves it `None`.
+    pub idempotency: Option<Idem>,
 }
 
 impl Default for Config {
@@ -84,6 +88,7 @@ impl Default for Config {
             allow_delete: false,
             session: None,
             read_first: false,
+            idempotency: None,
         }
     }
 }

@@ -65,6 +65,7 @@ pub(super) fn commit(
     let mut saved: Vec<Option<String>> = Vec::new();
     let result = (|| {
         recover(&held, roots, config)?;
+        super::idempotent::check(&held, config)?;
         marked = true;
         if early {
             restage_swept(&mut staged, staged_at, journal, config)?;
@@ -258,6 +259,7 @@ fn record(
     record.to = extra.to;
     record.undoes = extra.undoes;
     record.by = config.by;
+    record.idem = config.idempotency.clone();
     held.append(record, sync)
         .map_err(|e| ToolError::journal_io(&e))
 }

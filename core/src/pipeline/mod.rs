@@ -40,6 +40,7 @@ mod editor;
 mod edits;
 pub mod gc;
 mod group;
+mod idempotent;
 mod journaled;
 mod lock;
 mod many;
@@ -65,6 +66,8 @@ mod view;
 
 use std::time::Instant;
 
+use serde_json::Value;
+
 use write_tool_wire::envelope::{Envelope, elapsed_ms};
 
 pub use config::Config;
@@ -82,24 +85,18 @@ use prepare::Source;
 /// content it is the biggest allocation besides the content itself.
 pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
     let start = Instant::now();
-    let (echo, request, form) = crate::params::parse_any(&input);
+    let parsed = crate::params::parse_any(&input);
     drop(input);
-    let mut envelope = match request {
-        Ok(Call::Write(request)) => {
-            single::answer(roots, &request, Source::Content, echo, config, start)
-        }
-        Ok(Call::Edit(edit)) => {
-            let source = Source::Edits(&edit.edits, Voice::Tool);
-            single::answer(roots, &edit.request, source, echo, config, start)
-        }
-        Ok(Call::Many(request)) => many::answer(roots, &request, echo, config, start),
-        Ok(Call::Revert(request)) => revert::answer(roots, &request, echo, config, start),
-        Ok(Call::Checkpoint(name)) => checkpoint::checkpoint(roots, &name, echo, config, start),
-        Ok(Call::Journal(request)) => admin::answer(roots, &request, echo, config, start),
-        Ok(Call::Patch(request)) => patch::answer(roots, &request, echo, config, start),
-        Ok(Call::View(request)) => view::answer(roots, &request, echo, config, start),
-        Ok(Call::TextEditor(request)) => editor::answer(roots, &request, echo, config, start),
-        Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
+    let form = parsed.form;
+    let mut envelope = match parsed.call {
+        Err(err) => err.into_envelope(elapsed_ms(start), parsed.echo, None),
+        Ok(request) => match parsed.keyed.filter(|_| idempotent::changes(&request)) {
+            None => dispatch(roots, request, parsed.echo, config, start),
+            Some(keyed) => {
+                let run = |config: &Config, echo| dispatch(roots, request, echo, config, start);
+                idempotent::answer(roots, &keyed, parsed.echo, config, start, run)
+            }
+        },
     };
     // A person's own commands answer in full (a script reads their
     // numbers); a model's, compact (`docs/contract.md#envelope`).
@@ -111,6 +108,26 @@ pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
         uncut_create(&mut envelope);
     }
     envelope
+}
+
+/// Run a parsed request.
+fn dispatch(roots: &Roots, call: Call, echo: Value, config: &Config, start: Instant) -> Envelope {
+    match call {
+        Call::Write(request) => {
+            single::answer(roots, &request, Source::Content, echo, config, start)
+        }
+        Call::Edit(edit) => {
+            let source = Source::Edits(&edit.edits, Voice::Tool);
+            single::answer(roots, &edit.request, source, echo, config, start)
+        }
+        Call::Many(request) => many::answer(roots, &request, echo, config, start),
+        Call::Revert(request) => revert::answer(roots, &request, echo, config, start),
+        Call::Checkpoint(name) => checkpoint::checkpoint(roots, &name, echo, config, start),
+        Call::Journal(request) => admin::answer(roots, &request, echo, config, start),
+        Call::Patch(request) => patch::answer(roots, &request, echo, config, start),
+        Call::View(request) => view::answer(roots, &request, echo, config, start),
+        Call::TextEditor(request) => editor::answer(roots, &request, echo, config, start),
+    }
 }
 
 /// A new file's preview is not in the compact form (it is the content the
