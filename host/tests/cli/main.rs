@@ -10,6 +10,9 @@ mod drain;
 /// Crashes, full disks, read-only roots, protected paths, hostile input and
 /// a long-running `serve`.
 mod hardening;
+/// Idempotency keys: a repeat answered from the journal, after a kill
+/// too, and a key with other arguments refused.
+mod idempotency;
 /// The journal's commands: undo, checkpoints, history, write-many, verify.
 mod journal;
 /// Journal directories others could write, links, roots made again or
@@ -22,6 +25,8 @@ mod logs;
 mod nesting;
 /// A replaced or restored file never gains privilege.
 mod privilege;
+/// A `write-tool serve` driven line by line.
+mod server;
 
 pub use write_tool_test_support::process::{
     assert_usage_error, envelope, root_arg, run, run_cmd, run_on_terminal,
