@@ -15,6 +15,9 @@
 //! - `GET /v1/health` and `GET /v1/metadata`.
 //!
 //! Errors are the spec's `{code, message}`, the code the envelope's.
+//! A `PUT` or `DELETE` may carry an `Idempotency-Key` header (the IETF
+//! httpapi draft's): it becomes the call's `idempotency_key`
+//! (`docs/contract.md#idempotency`), so a resent request changes nothing.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -22,7 +25,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt as _, Full, Limited};
+use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
@@ -85,8 +88,7 @@ impl Files {
                         let page = request.uri().query().map(page_of).unwrap_or_default();
                         self.read(&name, page).await
                     }
-                    Method::PUT => self.put(&name, request).await,
-                    Method::DELETE => self.delete(&name).await,
+                    Method::PUT | Method::DELETE => self.change(&name, request).await,
                     _ => not_allowed("GET, HEAD, PUT, DELETE"),
                 }
             }
@@ -140,126 +142,6 @@ impl Files {
                 format!("the tool's answer could not be read: {e}"),
             )
         })
-    }
-
-    async fn put(&self, name: &str, request: Request<Deadline<Incoming>>) -> Response<Body> {
-        let mode = request.uri().query().and_then(|q| query(q, "mode"));
-        if let Some(mode) = &mode
-            && !valid_mode(mode)
-        {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "INVALID_PARAM",
-                "mode must be four octal digits starting with 0, such as 0644.",
-            );
-        }
-        let body = match Limited::new(request.into_body(), self.max_body)
-            .collect()
-            .await
-        {
-            Ok(body) => body.to_bytes(),
-            Err(e) if crate::transfer::timed_out(&*e) => {
-                return error(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "EXECUTION_ERROR",
-                    "The body did not arrive in time (--ws-write-timeout-ms); nothing was \
-                     written.",
-                );
-            }
-            Err(_) => {
-                return error(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "INVALID_PARAM",
-                    &format!(
-                        "The body is over this server's limit of {} bytes; nothing was written.",
-                        self.max_body
-                    ),
-                );
-            }
-        };
-        // Bounded as a request of the port is: the body as it goes to the
-        // tool, escaped in JSON, not only as it came.
-        // The path and the request's own keys count too.
-        if escaped_len(&body) + escaped_len(name.as_bytes()) + 96 > self.max_body {
-            return error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "INVALID_PARAM",
-                &format!(
-                    "The body, as the request it becomes, is over this server's limit of {} \
-                     bytes; nothing was written.",
-                    self.max_body
-                ),
-            );
-        }
-        let Ok(content) = String::from_utf8(Vec::from(body)) else {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "INVALID_PARAM",
-                "The body is not UTF-8 text: write-tool writes text files. Nothing was written.",
-            );
-        };
-        let arguments = json!({"path": name, "content": content, "keep_format": false});
-        let envelope = self.call("Write", arguments).await;
-        done(&envelope, true)
-    }
-
-    async fn delete(&self, name: &str) -> Response<Body> {
-        if name.contains(['\n', '\r']) {
-            return error(
-                StatusCode::FORBIDDEN,
-                "INVALID_PARAM",
-                "A path with a line break cannot be deleted through a patch.",
-            );
-        }
-        // The full form: its `path_resolved` is the file to delete.
-        let seen = self
-            .call("view", json!({"path": name, "envelope": "full"}))
-            .await;
-        if seen.status == Status::Error {
-            return failed(&seen, false);
-        }
-        if seen
-            .data
-            .as_ref()
-            .and_then(|d| d.view.as_ref())
-            .map(|v| v.kind)
-            == Some(write_tool_wire::ViewKind::Directory)
-        {
-            return error(
-                StatusCode::CONFLICT,
-                "IS_DIRECTORY",
-                "write-tool deletes files, each as a change its journal can undo; it does not \
-                 remove directories. Delete the files in it one by one.",
-            );
-        }
-        // The file view resolved, named as a patch can name it: a patch
-        // trims a path's blanks, and names no other root's file.
-        let resolved = seen.context.path_resolved.clone().unwrap_or_default();
-        if resolved.is_empty() || resolved.trim() != resolved || resolved.starts_with('/') {
-            return error(
-                StatusCode::FORBIDDEN,
-                "INVALID_PARAM",
-                "This path cannot be deleted through a patch (blanks at its ends, or a file \
-                 outside the project root).",
-            );
-        }
-        // A link on the way (the file itself, or a directory above it) is
-        // not followed to delete what it leads to: `rm` would remove the
-        // link, the patch would remove its target and leave the link
-        // dangling. Neither is done; the answer names the file's own path.
-        if lexical(self.root.path(), name).as_deref() != Some(resolved.as_str()) {
-            return error(
-                StatusCode::CONFLICT,
-                "INVALID_PARAM",
-                &format!(
-                    "'{name}' reaches '{resolved}' through a link; nothing was deleted. \
-                     write-tool does not remove links: to delete the file, DELETE '{resolved}'."
-                ),
-            );
-        }
-        let patch = format!("*** Begin Patch\n*** Delete File: {resolved}\n*** End Patch\n");
-        let envelope = self.call("apply_patch", json!({"input": patch})).await;
-        done(&envelope, false)
     }
 
     /// A file's bytes or a page of a directory's entries; `page` holds
@@ -328,6 +210,7 @@ impl Files {
     }
 }
 
+mod change;
 mod listing;
 
 /// Cancels its call when dropped: at the end of the call, when it no
@@ -435,32 +318,6 @@ fn page_of(query: &str) -> serde_json::Map<String, Value> {
         .collect()
 }
 
-/// `name` as a path below `root` by its letters alone (an absolute path
-/// inside the root made relative, `.` and empty names dropped, `..` taken
-/// back): what `view` resolves it to when no link is on the way. `None`
-/// for a path that leaves the root.
-fn lexical(root: &std::path::Path, name: &str) -> Option<String> {
-    let rest = match name.strip_prefix('/') {
-        Some(_) => std::path::Path::new(name)
-            .strip_prefix(root)
-            .ok()?
-            .to_str()?
-            .to_owned(),
-        None => name.to_owned(),
-    };
-    let mut names: Vec<&str> = Vec::new();
-    for part in rest.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                names.pop()?;
-            }
-            part => names.push(part),
-        }
-    }
-    Some(names.join("/"))
-}
-
 /// A query parameter's value, percent-decoded.
 fn query(query: &str, key: &str) -> Option<String> {
     query.split('&').find_map(|pair| {
@@ -469,46 +326,17 @@ fn query(query: &str, key: &str) -> Option<String> {
     })
 }
 
-/// The length of `bytes` (UTF-8 text) as a JSON string's contents: what
-/// the body weighs as the request the tool reads.
-fn escaped_len(bytes: &[u8]) -> usize {
-    bytes
-        .iter()
-        .map(|&b| match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-            0..0x20 => 6,
-            _ => 1,
-        })
-        .sum()
-}
-
-/// The spec's `^0[0-7]{3}$`.
-fn valid_mode(mode: &str) -> bool {
-    let bytes = mode.as_bytes();
-    bytes.len() == 4 && bytes[0] == b'0' && bytes[1..].iter().all(|b| (b'0'..=b'7').contains(b))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn modes_and_names() {
-        assert!(valid_mode("0644") && valid_mode("0755"));
-        for bad in ["644", "0648", "00644", "0x64", ""] {
-            assert!(!valid_mode(bad), "{bad}");
-        }
+    fn names_and_pages() {
         assert_eq!(decode("src%2Fa%20b.txt").as_deref(), Ok("src/a b.txt"));
         assert!(decode("%FF").is_err());
         assert_eq!(query("a=1&mode=0755", "mode").as_deref(), Some("0755"));
         assert_eq!(query("recursive=true", "mode"), None);
-        let root = std::path::Path::new("/w");
-        assert_eq!(lexical(root, "./a//b/../c").as_deref(), Some("a/c"));
-        assert_eq!(lexical(root, "/w/a/b").as_deref(), Some("a/b"));
-        assert_eq!(lexical(root, "/elsewhere/a"), None);
-        assert_eq!(lexical(root, "a/../.."), None);
         let page = page_of("offset=3&limit=x&other=1");
         assert_eq!(Value::Object(page), json!({"offset": 3, "limit": "x"}));
-        assert_eq!(escaped_len(b"a\"\n\x01"), 1 + 2 + 2 + 6);
     }
 }

@@ -375,3 +375,58 @@ fn a_delete_through_a_link_deletes_nothing() {
     assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
     assert!(!root.join("real/x.txt").exists());
 }
+
+/// A `PUT` or `DELETE` resent with its `Idempotency-Key` header
+/// (`docs/contract.md#idempotency`) answers as the first did and changes
+/// nothing: the file a person changed since is left as the person left
+/// it, a deleted file is not an error the second time; the key with
+/// another body is refused, and a key that is not text is refused before
+/// anything is done.
+#[test]
+fn a_resent_put_or_delete_with_its_key_changes_nothing() {
+    let server = WsServer::start_with("127.0.0.1:0", &["--allow-delete"]);
+    let addr = server.addr();
+    let root = server.root();
+    let put = |key: &str, body: &str| {
+        send_as(
+            addr,
+            &format!("Idempotency-Key: {key}\r\n"),
+            "PUT",
+            "/v1/files/a.txt",
+            body.as_bytes(),
+        )
+    };
+    assert!(put("put-1", "first\n").starts_with("HTTP/1.1 204"));
+    std::fs::write(root.join("a.txt"), "a person's\n").expect("change");
+    let again = put("put-1", "first\n");
+    assert!(again.starts_with("HTTP/1.1 204"), "{again}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).expect("a"),
+        "a person's\n"
+    );
+    let other = put("put-1", "other\n");
+    assert!(other.starts_with("HTTP/1.1 409"), "{other}");
+    assert!(other.contains("a key names one request"), "{other}");
+    let bad = send_as(
+        addr,
+        "Idempotency-Key: caf\u{e9}\r\n",
+        "PUT",
+        "/v1/files/b.txt",
+        b"b\n",
+    );
+    assert!(bad.starts_with("HTTP/1.1 400"), "{bad}");
+    assert!(!root.join("b.txt").exists());
+    for _ in 0..2 {
+        let answer = send_as(
+            addr,
+            "Idempotency-Key: delete-1\r\n",
+            "DELETE",
+            "/v1/files/a.txt",
+            b"",
+        );
+        assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+        assert!(!root.join("a.txt").exists());
+    }
+    let unkeyed = send(addr, "DELETE", "/v1/files/a.txt", b"");
+    assert!(unkeyed.starts_with("HTTP/1.1 404"), "{unkeyed}");
+}

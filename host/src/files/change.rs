@@ -1,0 +1,289 @@
+//! The file API's changes: `PUT` as a `Write`, `DELETE` as a patch, each
+//! keyed by its `Idempotency-Key` header when it has one.
+
+use http_body_util::{BodyExt as _, Limited};
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{Value, json};
+use write_tool_wire::Status;
+
+use super::{Body, Files, done, error, failed, query};
+use crate::transfer::Deadline;
+
+/// The header a resent `PUT` or `DELETE` names itself by.
+const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
+impl Files {
+    /// A `PUT` or `DELETE` of `name`, keyed as its header says.
+    pub(super) async fn change(
+        &self,
+        name: &str,
+        request: Request<Deadline<Incoming>>,
+    ) -> Response<Body> {
+        let key = match idempotency_key(request.headers()) {
+            Ok(key) => key,
+            Err(response) => return *response,
+        };
+        if request.method() == Method::PUT {
+            self.put(name, key, request).await
+        } else {
+            self.delete(name, key).await
+        }
+    }
+
+    async fn put(
+        &self,
+        name: &str,
+        key: Option<String>,
+        request: Request<Deadline<Incoming>>,
+    ) -> Response<Body> {
+        let mode = request.uri().query().and_then(|q| query(q, "mode"));
+        if let Some(mode) = &mode
+            && !valid_mode(mode)
+        {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "INVALID_PARAM",
+                "mode must be four octal digits starting with 0, such as 0644.",
+            );
+        }
+        let body = match Limited::new(request.into_body(), self.max_body)
+            .collect()
+            .await
+        {
+            Ok(body) => body.to_bytes(),
+            Err(e) if crate::transfer::timed_out(&*e) => {
+                return error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "EXECUTION_ERROR",
+                    "The body did not arrive in time (--ws-write-timeout-ms); nothing was \
+                     written.",
+                );
+            }
+            Err(_) => {
+                return error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "INVALID_PARAM",
+                    &format!(
+                        "The body is over this server's limit of {} bytes; nothing was written.",
+                        self.max_body
+                    ),
+                );
+            }
+        };
+        // Bounded as a request of the port is: the body as it goes to the
+        // tool, escaped in JSON, not only as it came.
+        // The path and the request's own keys count too.
+        if escaped_len(&body) + escaped_len(name.as_bytes()) + 96 > self.max_body {
+            return error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "INVALID_PARAM",
+                &format!(
+                    "The body, as the request it becomes, is over this server's limit of {} \
+                     bytes; nothing was written.",
+                    self.max_body
+                ),
+            );
+        }
+        let Ok(content) = String::from_utf8(Vec::from(body)) else {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "INVALID_PARAM",
+                "The body is not UTF-8 text: write-tool writes text files. Nothing was written.",
+            );
+        };
+        let mut arguments = json!({"path": name, "content": content, "keep_format": false});
+        keyed(&mut arguments, key);
+        let envelope = self.call("Write", arguments).await;
+        done(&envelope, true)
+    }
+
+    async fn delete(&self, name: &str, key: Option<String>) -> Response<Body> {
+        if name.contains(['\n', '\r']) {
+            return error(
+                StatusCode::FORBIDDEN,
+                "INVALID_PARAM",
+                "A path with a line break cannot be deleted through a patch.",
+            );
+        }
+        // The full form: its `path_resolved` is the file to delete.
+        let seen = self
+            .call("view", json!({"path": name, "envelope": "full"}))
+            .await;
+        // A retried keyed DELETE finds the file gone: the patch it sent
+        // (the file's own path, as a first DELETE had to name it) is sent
+        // again, and the journal answers it as it answered the first.
+        let gone = seen.text.contains(write_tool_wire::messages::NOTHING_THERE);
+        if let (true, Some(key), Some(resolved)) = (gone, &key, lexical(self.root.path(), name)) {
+            return self.delete_patch(&resolved, Some(key.clone())).await;
+        }
+        if seen.status == Status::Error {
+            return failed(&seen, false);
+        }
+        if seen
+            .data
+            .as_ref()
+            .and_then(|d| d.view.as_ref())
+            .map(|v| v.kind)
+            == Some(write_tool_wire::ViewKind::Directory)
+        {
+            return error(
+                StatusCode::CONFLICT,
+                "IS_DIRECTORY",
+                "write-tool deletes files, each as a change its journal can undo; it does not \
+                 remove directories. Delete the files in it one by one.",
+            );
+        }
+        // The file view resolved, named as a patch can name it: a patch
+        // trims a path's blanks, and names no other root's file.
+        let resolved = seen.context.path_resolved.clone().unwrap_or_default();
+        if resolved.is_empty() || resolved.trim() != resolved || resolved.starts_with('/') {
+            return error(
+                StatusCode::FORBIDDEN,
+                "INVALID_PARAM",
+                "This path cannot be deleted through a patch (blanks at its ends, or a file \
+                 outside the project root).",
+            );
+        }
+        // A link on the way (the file itself, or a directory above it) is
+        // not followed to delete what it leads to: `rm` would remove the
+        // link, the patch would remove its target and leave the link
+        // dangling. Neither is done; the answer names the file's own path.
+        if lexical(self.root.path(), name).as_deref() != Some(resolved.as_str()) {
+            return error(
+                StatusCode::CONFLICT,
+                "INVALID_PARAM",
+                &format!(
+                    "'{name}' reaches '{resolved}' through a link; nothing was deleted. \
+                     write-tool does not remove links: to delete the file, DELETE '{resolved}'."
+                ),
+            );
+        }
+        self.delete_patch(&resolved, key).await
+    }
+
+    /// Delete `resolved`, a path inside the root with no link on the way,
+    /// as a patch.
+    async fn delete_patch(&self, resolved: &str, key: Option<String>) -> Response<Body> {
+        let patch = format!("*** Begin Patch\n*** Delete File: {resolved}\n*** End Patch\n");
+        let mut arguments = json!({"input": patch});
+        keyed(&mut arguments, key);
+        let envelope = self.call("apply_patch", arguments).await;
+        done(&envelope, false)
+    }
+}
+
+/// The `Idempotency-Key` header's value, if one was sent; a value that is
+/// not text, or sent twice, is refused before anything is done.
+fn idempotency_key(headers: &hyper::HeaderMap) -> Result<Option<String>, Box<Response<Body>>> {
+    let mut values = headers.get_all(IDEMPOTENCY_KEY).iter();
+    let (Some(value), None) = (values.next(), values.next()) else {
+        return match headers.contains_key(IDEMPOTENCY_KEY) {
+            true => Err(Box::new(error(
+                StatusCode::BAD_REQUEST,
+                "INVALID_PARAM",
+                "Idempotency-Key was sent more than once; nothing was done.",
+            ))),
+            false => Ok(None),
+        };
+    };
+    match value.to_str() {
+        Ok(key) => Ok(Some(key.to_owned())),
+        Err(_) => Err(Box::new(error(
+            StatusCode::BAD_REQUEST,
+            "INVALID_PARAM",
+            "Idempotency-Key must be printable ASCII; nothing was done.",
+        ))),
+    }
+}
+
+/// Give `arguments` the header's key; the tool checks it as it checks
+/// the argument.
+fn keyed(arguments: &mut Value, key: Option<String>) {
+    if let Some(key) = key {
+        arguments[write_tool_wire::request::IDEMPOTENCY_KEY] = Value::String(key);
+    }
+}
+
+/// `name` as a path below `root` by its letters alone (an absolute path
+/// inside the root made relative, `.` and empty names dropped, `..` taken
+/// back): what `view` resolves it to when no link is on the way. `None`
+/// for a path that leaves the root.
+fn lexical(root: &std::path::Path, name: &str) -> Option<String> {
+    let rest = match name.strip_prefix('/') {
+        Some(_) => std::path::Path::new(name)
+            .strip_prefix(root)
+            .ok()?
+            .to_str()?
+            .to_owned(),
+        None => name.to_owned(),
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                names.pop()?;
+            }
+            part => names.push(part),
+        }
+    }
+    Some(names.join("/"))
+}
+
+/// The length of `bytes` (UTF-8 text) as a JSON string's contents: what
+/// the body weighs as the request the tool reads.
+fn escaped_len(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .map(|&b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..0x20 => 6,
+            _ => 1,
+        })
+        .sum()
+}
+
+/// The spec's `^0[0-7]{3}$`.
+fn valid_mode(mode: &str) -> bool {
+    let bytes = mode.as_bytes();
+    bytes.len() == 4 && bytes[0] == b'0' && bytes[1..].iter().all(|b| (b'0'..=b'7').contains(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_paths_and_lengths() {
+        assert!(valid_mode("0644") && valid_mode("0755"));
+        for bad in ["644", "0648", "00644", "0x64", ""] {
+            assert!(!valid_mode(bad), "{bad}");
+        }
+        let root = std::path::Path::new("/w");
+        assert_eq!(lexical(root, "./a//b/../c").as_deref(), Some("a/c"));
+        assert_eq!(lexical(root, "/w/a/b").as_deref(), Some("a/b"));
+        assert_eq!(lexical(root, "/elsewhere/a"), None);
+        assert_eq!(lexical(root, "a/../.."), None);
+        assert_eq!(escaped_len(b"a\"\n\x01"), 1 + 2 + 2 + 6);
+    }
+
+    #[test]
+    fn the_key_header_is_one_printable_value() {
+        let mut headers = hyper::HeaderMap::new();
+        assert_eq!(idempotency_key(&headers).ok(), Some(None));
+        headers.append(IDEMPOTENCY_KEY, "run-1".parse().unwrap());
+        assert_eq!(
+            idempotency_key(&headers).ok(),
+            Some(Some("run-1".to_owned()))
+        );
+        headers.append(IDEMPOTENCY_KEY, "run-2".parse().unwrap());
+        assert!(idempotency_key(&headers).is_err());
+        let mut headers = hyper::HeaderMap::new();
+        headers.append(
+            IDEMPOTENCY_KEY,
+            hyper::header::HeaderValue::from_bytes(b"caf\xe9").unwrap(),
+        );
+        assert!(idempotency_key(&headers).is_err());
+    }
+}
