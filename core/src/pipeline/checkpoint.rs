@@ -65,22 +65,7 @@ pub(super) fn checkpoint(
     match set {
         Ok(record) => Envelope {
             status: Status::Success,
-            data: Some(Data {
-                applied: true,
-                operation: Operation::Checkpoint,
-                diff_preview: String::new(),
-                diff_truncated: false,
-                encoding: String::new(),
-                bom: false,
-                line_endings: None,
-                lock: None,
-                warnings: Vec::new(),
-                change_id: Some(record.id.clone()),
-                files: Vec::new(),
-                edits: Vec::new(),
-                view: None,
-                merged: false,
-            }),
+            data: Some(recorded(Operation::Checkpoint, record.id.clone())),
             text: format!(
                 "Checkpoint '{name}' set ({}): revert with {{\"to\": \"{name}\"}} undoes every \
                  change after it.",
@@ -105,5 +90,27 @@ pub(super) fn checkpoint(
             form: write_tool_wire::Form::Compact,
         },
         Err(err) => err.into_envelope(time_ms, echo, None),
+    }
+}
+
+/// The data of a change the journal recorded whose answer shows no file:
+/// a checkpoint set, or a repeat answered from its record
+/// (`super::idempotent`).
+pub(super) fn recorded(operation: Operation, change_id: String) -> Data {
+    Data {
+        applied: true,
+        operation,
+        diff_preview: String::new(),
+        diff_truncated: false,
+        encoding: String::new(),
+        bom: false,
+        line_endings: None,
+        lock: None,
+        warnings: Vec::new(),
+        change_id: Some(change_id),
+        files: Vec::new(),
+        edits: Vec::new(),
+        view: None,
+        merged: false,
     }
 }

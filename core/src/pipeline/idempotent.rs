@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 use write_tool_wire::envelope::{
-    CWD, Context, Data, Envelope, Operation, Stats, Status, WriteStats, elapsed_ms,
+    CWD, Context, Envelope, Operation, Stats, Status, WriteStats, elapsed_ms,
 };
 
 use crate::error::ToolError;
@@ -25,6 +25,7 @@ use crate::journal::{Held, Idem, Journal, Kind, Op, Record};
 use crate::params::{Call, EditorCommand, Keyed};
 use crate::roots::Roots;
 
+use super::checkpoint::recorded;
 use super::config::Config;
 use super::recover::recover;
 
@@ -174,22 +175,7 @@ fn repeat(
         .collect();
     Envelope {
         status: Status::Success,
-        data: Some(Data {
-            applied: true,
-            operation,
-            diff_preview: String::new(),
-            diff_truncated: false,
-            encoding: String::new(),
-            bom: false,
-            line_endings: None,
-            lock: None,
-            warnings: Vec::new(),
-            change_id: Some(record.id.clone()),
-            files: Vec::new(),
-            edits: Vec::new(),
-            view: None,
-            merged: false,
-        }),
+        data: Some(recorded(operation, record.id.clone())),
         text: format!(
             "Already done: this idempotency_key's request was applied as {}: {}. This repeat \
              changed nothing (view a file to see it as it is now).",
