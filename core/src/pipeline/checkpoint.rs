@@ -63,54 +63,68 @@ pub(super) fn checkpoint(
     })();
     let time_ms = elapsed_ms(start);
     match set {
-        Ok(record) => Envelope {
-            status: Status::Success,
-            data: Some(recorded(Operation::Checkpoint, record.id.clone())),
-            text: format!(
+        Ok(record) => recorded(
+            Operation::Checkpoint,
+            &record.id,
+            format!(
                 "Checkpoint '{name}' set ({}): revert with {{\"to\": \"{name}\"}} undoes every \
                  change after it.",
                 record.id
             ),
-            stats: Stats {
-                time_ms,
-                write: Some(WriteStats {
-                    bytes_written: 0,
-                    original_size: 0,
-                    new_size: 0,
-                    lines_added: 0,
-                    lines_removed: 0,
-                }),
-            },
-            context: Context {
-                cwd: CWD.to_owned(),
-                params_input: echo,
-                path_resolved: None,
-            },
-            error: None,
-            form: write_tool_wire::Form::Compact,
-        },
+            time_ms,
+            echo,
+            None,
+        ),
         Err(err) => err.into_envelope(time_ms, echo, None),
     }
 }
 
-/// The data of a change the journal recorded whose answer shows no file:
-/// a checkpoint set, or a repeat answered from its record
+/// The answer to a change the journal recorded that shows no file: a
+/// checkpoint set, or a repeat answered from its record
 /// (`super::idempotent`).
-pub(super) fn recorded(operation: Operation, change_id: String) -> Data {
-    Data {
-        applied: true,
-        operation,
-        diff_preview: String::new(),
-        diff_truncated: false,
-        encoding: String::new(),
-        bom: false,
-        line_endings: None,
-        lock: None,
-        warnings: Vec::new(),
-        change_id: Some(change_id),
-        files: Vec::new(),
-        edits: Vec::new(),
-        view: None,
-        merged: false,
+pub(super) fn recorded(
+    operation: Operation,
+    change_id: &str,
+    text: String,
+    time_ms: u64,
+    echo: Value,
+    path_resolved: Option<String>,
+) -> Envelope {
+    Envelope {
+        status: Status::Success,
+        data: Some(Data {
+            applied: true,
+            operation,
+            diff_preview: String::new(),
+            diff_truncated: false,
+            encoding: String::new(),
+            bom: false,
+            line_endings: None,
+            lock: None,
+            warnings: Vec::new(),
+            change_id: Some(change_id.to_owned()),
+            files: Vec::new(),
+            edits: Vec::new(),
+            view: None,
+            merged: false,
+        }),
+        text,
+        stats: Stats {
+            time_ms,
+            write: Some(WriteStats {
+                bytes_written: 0,
+                original_size: 0,
+                new_size: 0,
+                lines_added: 0,
+                lines_removed: 0,
+            }),
+        },
+        context: Context {
+            cwd: CWD.to_owned(),
+            params_input: echo,
+            path_resolved,
+        },
+        error: None,
+        form: write_tool_wire::Form::Compact,
     }
 }

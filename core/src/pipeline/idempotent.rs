@@ -16,9 +16,7 @@
 use std::time::Instant;
 
 use serde_json::Value;
-use write_tool_wire::envelope::{
-    CWD, Context, Envelope, Operation, Stats, Status, WriteStats, elapsed_ms,
-};
+use write_tool_wire::envelope::{Envelope, Operation, elapsed_ms};
 
 use crate::error::ToolError;
 use crate::journal::{Held, Idem, Journal, Kind, Op, Record};
@@ -173,36 +171,17 @@ fn repeat(
         .iter()
         .map(|f| format!("{} ({})", f.path, op_name(f.op)))
         .collect();
-    Envelope {
-        status: Status::Success,
-        data: Some(recorded(operation, record.id.clone())),
-        text: format!(
-            "Already done: this idempotency_key's request was applied as {}: {}. This repeat \
-             changed nothing (view a file to see it as it is now).",
-            record.id,
-            files.join(", ")
-        ),
-        stats: Stats {
-            time_ms,
-            write: Some(WriteStats {
-                bytes_written: 0,
-                original_size: 0,
-                new_size: 0,
-                lines_added: 0,
-                lines_removed: 0,
-            }),
-        },
-        context: Context {
-            cwd: CWD.to_owned(),
-            params_input: echo,
-            path_resolved: match record.files.as_slice() {
-                [file] => Some(file.path.clone()),
-                _ => None,
-            },
-        },
-        error: None,
-        form: write_tool_wire::Form::Compact,
-    }
+    let text = format!(
+        "Already done: this idempotency_key's request was applied as {}: {}. This repeat changed \
+         nothing (view a file to see it as it is now).",
+        record.id,
+        files.join(", ")
+    );
+    let path_resolved = match record.files.as_slice() {
+        [file] => Some(file.path.clone()),
+        _ => None,
+    };
+    recorded(operation, &record.id, text, time_ms, echo, path_resolved)
 }
 
 /// How the answer names what a change did to a file.
