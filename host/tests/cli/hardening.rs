@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::server::Server;
+use crate::server::{Server, inode};
 use crate::{assert_usage_error, bin_str, envelope, root_arg, run};
 use write_tool_test_support::temp_files;
 
@@ -519,7 +519,6 @@ fn killed_write_many_rounds(sweep: bool) {
             .map(|n| fs::read(root.join(n)).expect("read a file"))
             .collect()
     };
-    let inode = |name: &str| fs::metadata(root.join(name)).map(|m| m.ino()).unwrap_or(0);
     let mut mixed_at_kill = 0;
     let mut swept = 0;
     let mut expected: Option<Versions> = None;
@@ -544,7 +543,7 @@ fn killed_write_many_rounds(sweep: bool) {
         let new: Vec<Vec<u8>> = (0..FILES)
             .map(|i| format!("round {round} file {i}\n").into_bytes())
             .collect();
-        let before: Vec<u64> = names.iter().map(|n| inode(n)).collect();
+        let before: Vec<u64> = names.iter().map(|n| inode(&root.join(n))).collect();
         let writes: Vec<Value> = names
             .iter()
             .zip(&new)
@@ -553,18 +552,7 @@ fn killed_write_many_rounds(sweep: bool) {
         server.send(&json!({"writes": writes}));
         // Kill once `k` of the five were renamed, k = 1, 2, 3, 4 in turn.
         let k = 1 + round % (FILES - 1);
-        let start = Instant::now();
-        while names
-            .iter()
-            .zip(&before)
-            .filter(|(n, ino)| inode(n) != **ino)
-            .count()
-            < k
-            && start.elapsed() < Duration::from_secs(20)
-        {
-            std::hint::spin_loop();
-        }
-        server.kill();
+        server.kill_after_renames(&root, &names, &before, k);
         let renamed = read_all().iter().zip(&new).filter(|(a, b)| a == b).count();
         if (1..FILES).contains(&renamed) {
             mixed_at_kill += 1;

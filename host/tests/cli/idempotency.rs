@@ -5,13 +5,11 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::server::Server;
+use crate::server::{Server, inode};
 
 /// A root and a journal in one temp dir, and the flags that name them.
 struct Place {
@@ -122,11 +120,6 @@ fn a_retry_after_a_kill_between_the_commit_and_the_answer_changes_nothing() {
     for name in &names {
         fs::write(place.root.join(name), "start\n").expect("seed file");
     }
-    let inode = |name: &str| {
-        fs::metadata(place.root.join(name))
-            .map(|m| m.ino())
-            .unwrap_or(0)
-    };
     let (mut after, mut answered_from_journal, mut rounds) = (0, 0, 0);
     while after < AFTER {
         assert!(
@@ -144,22 +137,11 @@ fn a_retry_after_a_kill_between_the_commit_and_the_answer_changes_nothing() {
             .map(|(n, c)| json!({"path": n, "content": c}))
             .collect();
         let request = json!({"writes": writes, "idempotency_key": format!("round-{round}")});
-        let before: Vec<u64> = names.iter().map(|n| inode(n)).collect();
+        let before: Vec<u64> = names.iter().map(|n| inode(&place.root.join(n))).collect();
         let mut server = place.server();
         server.send(&request);
         let k = 1 + round % FILES;
-        let start = Instant::now();
-        while names
-            .iter()
-            .zip(&before)
-            .filter(|(n, ino)| inode(n) != **ino)
-            .count()
-            < k
-            && start.elapsed() < Duration::from_secs(20)
-        {
-            std::hint::spin_loop();
-        }
-        server.kill();
+        server.kill_after_renames(&place.root, &names, &before, k);
         let at_kill = renamed(&place.root, &names, &contents);
         let mut retry = place.server();
         let answer = retry.call(&request);

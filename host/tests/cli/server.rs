@@ -61,6 +61,30 @@ impl Server {
         self.child.id()
     }
 
+    /// Kill the server once `k` of the files in `root` named `names` are
+    /// no longer the inodes `before` lists — renamed over by the call in
+    /// flight — or after 20 s.
+    pub(crate) fn kill_after_renames(
+        &mut self,
+        root: &std::path::Path,
+        names: &[String],
+        before: &[u64],
+        k: usize,
+    ) {
+        let start = std::time::Instant::now();
+        while names
+            .iter()
+            .zip(before)
+            .filter(|(n, ino)| inode(&root.join(n)) != **ino)
+            .count()
+            < k
+            && start.elapsed() < std::time::Duration::from_secs(20)
+        {
+            std::hint::spin_loop();
+        }
+        self.kill();
+    }
+
     pub(crate) fn kill(&mut self) {
         self.child.kill().expect("kill");
         self.child.wait().expect("wait");
@@ -84,4 +108,10 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The inode of `path`, 0 when there is nothing there.
+pub(crate) fn inode(path: &std::path::Path) -> u64 {
+    use std::os::unix::fs::MetadataExt as _;
+    fs::metadata(path).map(|m| m.ino()).unwrap_or(0)
 }
