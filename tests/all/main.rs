@@ -5,6 +5,8 @@ mod support;
 
 /// Hostile paths by class, with the sandbox invariants checked for each.
 mod attack;
+/// A write's content as bytes, written exactly as given.
+mod bytes;
 /// A cancelled call stops at its commit point, and only there.
 mod cancel;
 /// The envelope's compact form, what a model gets by default.

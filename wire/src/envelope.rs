@@ -133,7 +133,8 @@ pub struct Data {
     #[serde(default)]
     pub diff_truncated: bool,
     /// The encoding the file is written in (a dry run: would be), WHATWG's
-    /// name in lowercase: `utf-8`, `utf-16le`, `windows-1252`, …
+    /// name in lowercase: `utf-8`, `utf-16le`, `windows-1252`, …; [`BINARY`]
+    /// for bytes written as given that are not UTF-8 text.
     #[serde(default = "utf_8")]
     pub encoding: String,
     /// Whether the file starts with a byte-order mark.
@@ -409,6 +410,10 @@ impl Default for Context {
         }
     }
 }
+
+/// `data.encoding` of a write whose bytes (`content_base64`) are not UTF-8
+/// text: no encoding, the bytes as given.
+pub const BINARY: &str = "binary";
 
 /// `data.encoding` when the compact form leaves it out.
 pub(crate) const DEFAULT_ENCODING: &str = "utf-8";

@@ -38,9 +38,16 @@ pub use plan::{NewText, Plan, plan, replan};
 pub use settle::{Settled, settle};
 
 /// The UTF-8 byte-order mark.
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 /// U+FEFF, the byte-order mark as a character.
 const BOM_CHAR: char = '\u{FEFF}';
+
+/// The text of bytes written as given, without a byte-order mark, as a
+/// diff compares it; `None` when they are not UTF-8.
+pub fn bytes_text(raw: &[u8]) -> Option<&str> {
+    let text = simdutf8::basic::from_utf8(raw).ok()?;
+    Some(text.strip_prefix(BOM_CHAR).unwrap_or(text))
+}
 
 /// How a file's text is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

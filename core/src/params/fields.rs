@@ -37,6 +37,9 @@ pub struct Request {
     /// The encoding the caller says the old file is in: replaces detection
     /// (`docs/contract.md#format`).
     pub encoding: Option<&'static encoding_rs::Encoding>,
+    /// The content as bytes (`content_base64`), written exactly as they
+    /// are: no format kept, `content` empty (`docs/contract.md#bytes`).
+    pub raw: Option<Vec<u8>>,
 }
 
 impl Request {
@@ -55,6 +58,7 @@ impl Request {
             create_only: false,
             report_sha256: false,
             encoding: None,
+            raw: None,
         }
     }
 
@@ -77,8 +81,63 @@ pub(super) fn request_from(
         }
         _ => None,
     };
-    let result = fields(&args, content, tool);
+    let raw = match args.get_mut(CONTENT_BASE64) {
+        Some(Value::String(encoded)) => {
+            let encoded = std::mem::take(encoded);
+            args.insert(CONTENT_BASE64.into(), echo::content(&encoded));
+            Some(decoded(&encoded))
+        }
+        Some(_) => Some(Err(wrong_type(CONTENT_BASE64, "a base64 string"))),
+        None => None,
+    };
+    let result = match raw {
+        None => fields(&args, content, tool),
+        Some(raw) => bytes_request(&args, content.is_some(), raw, tool),
+    };
     (echo::arguments(args), result)
+}
+
+/// The parameter that carries a write's content as bytes, in standard
+/// base64 with padding: how a host writes a file that is not UTF-8 text
+/// (the file API's `PUT`), byte for byte.
+const CONTENT_BASE64: &str = "content_base64";
+
+/// The bytes `encoded` holds.
+fn decoded(encoded: &str) -> Result<Vec<u8>, ToolError> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .map_err(|e| {
+            ToolError::invalid_param(format!(
+                "Parameter '{CONTENT_BASE64}' is not standard base64 with padding ({e}); \
+                 nothing was written."
+            ))
+        })
+}
+
+/// A write of `raw` bytes: its other fields as a write's, with no text and
+/// nothing of the old file's format kept.
+fn bytes_request(
+    args: &Map<String, Value>,
+    has_content: bool,
+    raw: Result<Vec<u8>, ToolError>,
+    tool: ToolName,
+) -> Result<Request, ToolError> {
+    if has_content || args.contains_key("content") {
+        return Err(ToolError::invalid_param(format!(
+            "Give 'content' or '{CONTENT_BASE64}', not both."
+        )));
+    }
+    if matches!(args.get("keep_format"), Some(Value::Bool(true))) || args.contains_key("encoding") {
+        return Err(ToolError::invalid_param(format!(
+            "'{CONTENT_BASE64}' is written byte for byte: it takes neither keep_format: true nor \
+             encoding."
+        )));
+    }
+    let mut request = fields(args, Some(String::new()), tool)?;
+    request.keep_format = false;
+    request.raw = Some(raw?);
+    Ok(request)
 }
 
 pub(super) fn fields(
@@ -151,6 +210,7 @@ pub(super) fn fields(
         create_only,
         report_sha256,
         encoding,
+        raw: None,
     })
 }
 

@@ -76,6 +76,31 @@ pub(super) fn build<'a>(
     }
 }
 
+/// `raw`, bytes a call gives to be written as they are, against `old`;
+/// `text` is theirs when they are UTF-8, which alone is diffed.
+pub(super) fn bytes<'a>(
+    plan: &Plan<'_>,
+    old: Option<&[u8]>,
+    raw: &'a [u8],
+    text: Option<&str>,
+    display: &str,
+    limits: &DiffLimits,
+) -> Change<'a> {
+    let unchanged = old.is_some_and(|old| diff::same_bytes(old, raw));
+    let diff = match text {
+        Some(new) if !unchanged => diff::diff(&plan.old_text, new, display, limits),
+        _ => DiffSummary::default(),
+    };
+    Change {
+        bytes: Cow::Borrowed(raw),
+        unchanged,
+        diff,
+        encoding: TextEncoding::Utf8 {
+            bom: raw.starts_with(format::UTF8_BOM),
+        },
+    }
+}
+
 /// What the content says of a guessed legacy encoding: `None` when the
 /// guess stands, the encoding it settles to otherwise; refused when
 /// nothing settles it (`format::settle`).

@@ -62,6 +62,9 @@ pub(super) struct FormatKept {
     pub(super) converted_from: Option<TextEncoding>,
     /// The old file is not text in any encoding the tool knows.
     pub(super) old_not_text: bool,
+    /// The new bytes are not text (a `content_base64` write): written as
+    /// given, with no diff.
+    pub(super) binary: bool,
 }
 
 impl Outcome {
@@ -88,6 +91,7 @@ impl Outcome {
                 endings_converted: new.endings_converted,
                 converted_from: plan.converted_from,
                 old_not_text: plan.old_not_text,
+                binary: false,
             },
             diff,
             unchanged,
@@ -164,8 +168,11 @@ impl Outcome {
                 operation: self.operation,
                 diff_preview: self.diff.preview,
                 diff_truncated: incomplete,
-                encoding: format.encoding.name(),
-                bom: format.encoding.bom(),
+                encoding: match format.binary {
+                    true => write_tool_wire::envelope::BINARY.to_owned(),
+                    false => format.encoding.name(),
+                },
+                bom: format.encoding.bom() && !format.binary,
                 line_endings: format.line_endings.map(|e| e.name().to_owned()),
                 lock: self.lock,
                 warnings: self

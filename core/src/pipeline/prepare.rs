@@ -60,7 +60,10 @@ pub(super) fn prepare<'r, R>(
     then: impl FnOnce(Prepared<'r, '_>) -> Result<R, ToolError>,
 ) -> Result<R, ToolError> {
     if let Source::Content = source {
-        check_content(&request.content, config)?;
+        match &request.raw {
+            Some(raw) => check_len(raw.len(), config)?,
+            None => check_content(&request.content, config)?,
+        }
     }
     let target = target::resolve(roots, request.tool, &request.path)?;
     *resolved = Some(target.display.clone());
@@ -95,14 +98,27 @@ pub(super) fn prepare<'r, R>(
     let merged = base.is_some();
     let (edited, matches) = edited(&plan, base.zip(made), source, request, &target, config)?;
     let content = edited.as_deref().unwrap_or(&request.content);
-    let new = plan.text_of(content);
+    // Bytes as given (`content_base64`): their text, when they are UTF-8,
+    // is only what the answer's diff shows.
+    let raw = request.raw.as_deref().filter(|_| edited.is_none());
+    let raw_text = raw.map(format::bytes_text);
+    let new = match raw_text {
+        None => plan.text_of(content),
+        Some(text) => format::NewText {
+            text: std::borrow::Cow::Borrowed(text.unwrap_or_default()),
+            endings_converted: false,
+        },
+    };
     let limits = config.diff;
     let Change {
         bytes,
         unchanged,
         diff,
         encoding,
-    } = change::build(&plan, old_bytes, &new.text, &target.display, &limits)?;
+    } = match raw.zip(raw_text) {
+        None => change::build(&plan, old_bytes, &new.text, &target.display, &limits)?,
+        Some((raw, text)) => change::bytes(&plan, old_bytes, raw, text, &target.display, &limits),
+    };
     if config.refuse_placeholders
         && let Some((line, text)) = diff.placeholders.first()
     {
@@ -111,6 +127,7 @@ pub(super) fn prepare<'r, R>(
     let new_size = bytes.len() as u64;
     let mut outcome = Outcome::new(old.as_ref(), &plan, &new, new_size, diff, unchanged);
     outcome.format.encoding = encoding;
+    outcome.format.binary = matches!(raw_text, Some(None));
     outcome.edits = matches;
     outcome.merged = merged;
     if let Source::Remove = source {
@@ -166,6 +183,9 @@ fn versions(
         _ => request.base.as_deref(),
     };
     let mut locked = lock::requested(request) || named.is_some();
+    // Bytes as given are not text a merge can take: a stale version they
+    // were made on is refused, or, seen only by the session, written over.
+    let made = made.filter(|_| request.raw.is_none());
     let note = session::to_note(config, seen.as_ref());
     // A stale base whose version is known is merged onto the file now.
     let base = match lock::check(request, named, old, &target.display) {
@@ -223,10 +243,15 @@ fn edited(
 }
 
 pub(super) fn check_content(content: &str, config: &Config) -> Result<(), ToolError> {
-    if content.is_empty() && !config.allow_empty {
+    check_len(content.len(), config)
+}
+
+/// [`check_content`] of content `len` bytes long.
+fn check_len(len: usize, config: &Config) -> Result<(), ToolError> {
+    if len == 0 && !config.allow_empty {
         return Err(ToolError::empty_content());
     }
-    let len = content.len() as u64;
+    let len = len as u64;
     if len > config.max_content_bytes {
         return Err(ToolError::content_too_large(len, config.max_content_bytes));
     }

@@ -150,6 +150,12 @@ impl Outcome {
     /// What was kept of the file's format, or changed.
     fn format_note(&self) -> Vec<String> {
         let format = &self.format;
+        if format.binary {
+            return vec![
+                "(The content is not UTF-8 text: written byte for byte, and not diffed.)"
+                    .to_owned(),
+            ];
+        }
         let mut notes = Vec::new();
         if format.old_not_text {
             notes.push("(The existing file was not valid UTF-8 nor text in another encoding the tool knows; the diff shows it with U+FFFD replacement characters, and the content is written as UTF-8.)".to_owned());

@@ -1,0 +1,111 @@
+//! A write's content as bytes (`content_base64`, `docs/contract.md#bytes`):
+//! written exactly as given, whatever they are, through every other stage
+//! of a write; refused, changing nothing, where it is malformed or asks to
+//! keep a format.
+
+use base64::Engine as _;
+use serde_json::json;
+
+use crate::support::Project;
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+#[test]
+fn bytes_are_written_as_given_and_only_text_is_diffed() {
+    let p = Project::journaled();
+    p.write("a.txt", "line one\r\nline two\r\n");
+    // UTF-8 with LF over a CRLF file: kept as given, not given CRLF.
+    let env = p.call(json!({"path": "a.txt", "content_base64": b64(b"line one\nline 2\n")}));
+    env.assert_status("success");
+    assert_eq!(p.read("a.txt"), b"line one\nline 2\n");
+    assert!(env.preview().contains("+line 2\n"), "{}", env.preview());
+    assert_eq!(env.data().encoding, "utf-8");
+
+    let png: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff";
+    let env = p.call(json!({"path": "a.txt", "content_base64": b64(png), "dry_run": true}));
+    env.assert_status("partial");
+    assert_eq!(
+        p.read("a.txt"),
+        b"line one\nline 2\n",
+        "a dry run writes nothing"
+    );
+    let env = p.call(json!({"path": "a.txt", "content_base64": b64(png)}));
+    env.assert_status("success");
+    assert_eq!(p.read("a.txt"), png);
+    assert_eq!(env.data().encoding, "binary");
+    assert!(!env.data().bom);
+    assert_eq!(env.preview(), "", "bytes that are not text are not diffed");
+    assert!(
+        env.text.contains("not UTF-8 text: written byte for byte"),
+        "{}",
+        env.text
+    );
+    let change_id = env.data().change_id.clone().expect("journaled");
+
+    // Again: the same bytes, nothing to write.
+    let env = p.call(json!({"path": "a.txt", "content_base64": b64(png)}));
+    assert!(env.text.contains("content identical"), "{}", env.text);
+
+    // windows-1252 bytes and a UTF-8 byte-order mark, each as sent.
+    for bytes in [&b"caf\xe9\r\n"[..], b"\xef\xbb\xbfbom\n", b"\x80"] {
+        let env = p.call(json!({"path": "new.bin", "content_base64": b64(bytes)}));
+        assert_ne!(env.status, "error", "{env:#?}");
+        assert_eq!(p.read("new.bin"), bytes);
+    }
+    assert!(
+        p.call(json!({"path": "b.txt", "content_base64": b64(b"\xef\xbb\xbfb\n")}))
+            .data()
+            .bom
+    );
+
+    // The journal kept what the binary write replaced.
+    let env = p.call(json!({"change_id": change_id}));
+    env.assert_status("success");
+    assert_eq!(p.read("a.txt"), b"line one\nline 2\n");
+}
+
+#[test]
+fn malformed_bytes_or_a_format_to_keep_are_refused_and_change_nothing() {
+    let p = Project::new();
+    p.write("a.txt", "kept\n");
+    let png = b64(b"\x89PNG\x00");
+    for (arguments, says) in [
+        (
+            json!({"path": "a.txt", "content_base64": png, "content": "x"}),
+            "not both",
+        ),
+        (
+            json!({"path": "a.txt", "content_base64": "not base64!"}),
+            "not standard base64",
+        ),
+        (
+            json!({"path": "a.txt", "content_base64": "QUJD="}),
+            "not standard base64",
+        ),
+        (
+            json!({"path": "a.txt", "content_base64": 7}),
+            "content_base64",
+        ),
+        (
+            json!({"path": "a.txt", "content_base64": png, "keep_format": true}),
+            "byte for byte",
+        ),
+        (
+            json!({"path": "a.txt", "content_base64": png, "encoding": "utf-8"}),
+            "byte for byte",
+        ),
+        (json!({"path": "a.txt", "content_base64": ""}), "empty"),
+        (
+            json!({"path": ".git/config", "content_base64": png}),
+            "protected",
+        ),
+    ] {
+        let env = p.call(arguments.clone());
+        assert_eq!(env.status, "error", "{arguments}");
+        assert!(env.text.contains(says), "{arguments}: {}", env.text);
+        assert_eq!(p.read("a.txt"), b"kept\n");
+        assert!(!p.exists(".git/config"));
+    }
+}
