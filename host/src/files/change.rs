@@ -71,10 +71,18 @@ impl Files {
                 );
             }
         };
+        // UTF-8 text goes as `content`, any other bytes as `content_base64`;
+        // either is written byte for byte (`keep_format: false`), so the
+        // file holds exactly the body.
+        let text = std::str::from_utf8(&body).is_ok();
         // Bounded as a request of the port is: the body as it goes to the
-        // tool, escaped in JSON, not only as it came.
+        // tool, escaped in JSON or in base64, not only as it came.
         // The path and the request's own keys count too.
-        if escaped_len(&body) + escaped_len(name.as_bytes()) + 96 > self.max_body {
+        let weight = match text {
+            true => escaped_len(&body),
+            false => body.len().div_ceil(3) * 4,
+        };
+        if weight + escaped_len(name.as_bytes()) + 96 > self.max_body {
             return error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "INVALID_PARAM",
@@ -85,14 +93,14 @@ impl Files {
                 ),
             );
         }
-        let Ok(content) = String::from_utf8(Vec::from(body)) else {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "INVALID_PARAM",
-                "The body is not UTF-8 text: write-tool writes text files. Nothing was written.",
-            );
+        let mut arguments = match String::from_utf8(Vec::from(body)) {
+            Ok(content) => json!({"path": name, "content": content, "keep_format": false}),
+            Err(bytes) => {
+                use base64::Engine as _;
+                let encoded = base64::engine::general_purpose::STANDARD.encode(bytes.as_bytes());
+                json!({"path": name, "content_base64": encoded})
+            }
         };
-        let mut arguments = json!({"path": name, "content": content, "keep_format": false});
         keyed(&mut arguments, key);
         let envelope = self.call("Write", arguments).await;
         done(&envelope, true)

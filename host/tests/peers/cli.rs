@@ -182,14 +182,19 @@ fn ws_answers_health_probes_on_its_port() {
 /// One plain HTTP request to `addr`, and what came back before the server
 /// closed the connection.
 pub(crate) fn http(addr: &str, request: &str) -> String {
+    String::from_utf8_lossy(&http_bytes(addr, request.as_bytes())).into_owned()
+}
+
+/// [`http`] of bytes: what came back, byte for byte.
+pub(crate) fn http_bytes(addr: &str, request: &[u8]) -> Vec<u8> {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(addr).expect("connect");
     stream
         .set_read_timeout(Some(std::time::Duration::from_secs(20)))
         .expect("timeout");
-    stream.write_all(request.as_bytes()).expect("send");
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
+    stream.write_all(request).expect("send");
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
     answer
 }
 

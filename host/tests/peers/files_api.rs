@@ -2,7 +2,11 @@
 //! as a program drives it: with the host's settings a model's session
 //! would have, where they apply to a client that keeps no view.
 
-use crate::cli::{WsServer, http};
+use std::process::Command;
+
+use write_tool_test_support::bin_str;
+
+use crate::cli::{WsServer, http, http_bytes};
 
 /// One request with `body`, answered on a fresh connection.
 fn send(addr: &str, method: &str, path: &str, body: &[u8]) -> String {
@@ -11,6 +15,11 @@ fn send(addr: &str, method: &str, path: &str, body: &[u8]) -> String {
 
 /// [`send`] with the header lines `headers` (each ending in `\r\n`).
 fn send_as(addr: &str, headers: &str, method: &str, path: &str, body: &[u8]) -> String {
+    String::from_utf8_lossy(&send_bytes(addr, headers, method, path, body)).into_owned()
+}
+
+/// [`send_as`], its body and answer as bytes.
+fn send_bytes(addr: &str, headers: &str, method: &str, path: &str, body: &[u8]) -> Vec<u8> {
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: localhost\r\n{headers}Content-Length: {}\r\n\
          Connection: close\r\n\r\n",
@@ -18,7 +27,73 @@ fn send_as(addr: &str, headers: &str, method: &str, path: &str, body: &[u8]) -> 
     );
     let mut request = head.into_bytes();
     request.extend_from_slice(body);
-    http(addr, &String::from_utf8_lossy(&request))
+    http_bytes(addr, &request)
+}
+
+/// `PUT` writes the body's bytes exactly, whatever they are — binary,
+/// windows-1252, UTF-8 with a byte-order mark and CRLF — over a text file
+/// or none, and `GET` serves them back; still through the pipeline: a
+/// protected path is refused with nothing written, and the person's
+/// `undo` takes a binary write back to the text it replaced.
+#[test]
+fn a_put_writes_the_bodys_bytes_exactly() {
+    let server = WsServer::start("127.0.0.1:0");
+    let addr = server.addr();
+    let root = server.root();
+    std::fs::write(root.join("was-text.txt"), "text\n").expect("text");
+    let bodies: [(&str, &[u8]); 5] = [
+        ("image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe"),
+        ("cp1252.txt", b"caf\xe9 na\xefve\r\n"),
+        ("bom.txt", b"\xef\xbb\xbfa\r\nb\n"),
+        ("lone.bin", b"\x80"),
+        ("was-text.txt", b"\x00\x01\x02 binary now\xff"),
+    ];
+    for (name, body) in bodies {
+        let answer = send_bytes(addr, "", "PUT", &format!("/v1/files/{name}"), body);
+        assert!(
+            answer.starts_with(b"HTTP/1.1 204"),
+            "{name}: {:?}",
+            String::from_utf8_lossy(&answer)
+        );
+        assert_eq!(
+            std::fs::read(root.join(name)).expect("written"),
+            body,
+            "{name}"
+        );
+        let served = send_bytes(addr, "", "GET", &format!("/v1/files/{name}"), b"");
+        assert!(
+            served.ends_with(body),
+            "{name}: {:?}",
+            String::from_utf8_lossy(&served)
+        );
+    }
+    std::fs::create_dir_all(root.join(".git/hooks")).expect("hooks");
+    let refused = send_bytes(
+        addr,
+        "",
+        "PUT",
+        "/v1/files/.git%2Fhooks%2Fpre-commit",
+        b"\xff\xfe",
+    );
+    assert!(
+        refused.starts_with(b"HTTP/1.1 403"),
+        "{:?}",
+        String::from_utf8_lossy(&refused)
+    );
+    assert!(!root.join(".git/hooks/pre-commit").exists());
+    let undo = Command::new(bin_str())
+        .args(["--root", &root.display().to_string(), "undo"])
+        .output()
+        .expect("undo");
+    assert!(
+        undo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&undo.stderr)
+    );
+    assert_eq!(
+        std::fs::read(root.join("was-text.txt")).expect("back"),
+        b"text\n"
+    );
 }
 
 /// Under `--read-first` a `PUT` over an existing file is written: the
@@ -291,12 +366,8 @@ fn a_put_whose_client_left_writes_nothing() {
     .map(str::to_owned)
     .into();
     let path = root.path().to_owned();
-    let mut server = WsServer::run_program(
-        crate::bin_str(),
-        &args,
-        root,
-        &[("RUST_LOG", "write_tool=info")],
-    );
+    let mut server =
+        WsServer::run_program(bin_str(), &args, root, &[("RUST_LOG", "write_tool=info")]);
     let addr = server.addr().to_owned();
     let body = lines(11);
     let head = format!(

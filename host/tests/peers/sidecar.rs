@@ -35,10 +35,12 @@ fn sidecar_http_under_the_mcp_and_agent_sandbox_sdks() {
         "yes\nchanged behind the journal's back\n"
     );
     assert_eq!(read("api/endings.txt"), "c\nd\n");
+    let bytes = |name: &str| fs::read(root.path().join(name)).expect(name);
+    assert_eq!(bytes("api/binary.bin"), b"\xff\xfe\x00\x89PNG");
+    assert_eq!(bytes("api/cp1252.txt"), b"caf\xe9\r\n");
     for absent in [
         "api/gone.txt",
         "api/undone.txt",
-        "api/binary.bin",
         "api/mode.txt",
         "api/held.txt",
         "api/big.txt",
