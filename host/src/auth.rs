@@ -95,6 +95,41 @@ pub struct Refused {
     pub oauth: Option<oauth::Refusal>,
 }
 
+/// Whom a request's credential speaks for: the unit the port shares its
+/// call slots by (`docs/contract.md#port-auth`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub enum Caller {
+    /// The port's own token, or no credential where the port asks none:
+    /// the operator, one caller however many connections it opens.
+    #[default]
+    Operator,
+    /// An OAuth access token's subject (its `sub`, else its `client_id`).
+    Subject(Arc<str>),
+}
+
+impl Caller {
+    /// Whom an MCP call is for: where it came over the port, whom its
+    /// check found (put in the HTTP request's parts, which rmcp hands to
+    /// the handler); over stdio, the operator.
+    pub(crate) fn of_mcp(extensions: &rmcp::model::Extensions) -> Caller {
+        extensions
+            .get::<hyper::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Caller>())
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// A request let through: until when, and whom for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pass {
+    /// An OAuth access token's expiry; `None`: the credential holds for
+    /// good.
+    pub until: Option<std::time::SystemTime>,
+    /// Whom the credential speaks for.
+    pub caller: Caller,
+}
+
 /// What a request may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
@@ -111,38 +146,37 @@ impl Tokens {
         self.check(scope, header).is_ok()
     }
 
-    /// [`Tokens::allows`], saying why not, and until when: an OAuth access
-    /// token passes until it expires (`Some`), the port's token for good.
-    /// The port's token passes calls and, with no token of their own,
-    /// quiesce and resume; an OAuth access token passes where the port's
-    /// would.
-    pub fn check(
-        &self,
-        scope: Scope,
-        header: Option<&[u8]>,
-    ) -> Result<Option<std::time::SystemTime>, Refused> {
+    /// [`Tokens::allows`], saying why not, and for how long and whom: an
+    /// OAuth access token passes until it expires, for its subject; the
+    /// port's token for good, for the operator. The port's token passes
+    /// calls and, with no token of their own, quiesce and resume; an OAuth
+    /// access token passes where the port's would.
+    pub fn check(&self, scope: Scope, header: Option<&[u8]>) -> Result<Pass, Refused> {
         let given = bearer(header);
         if scope == Scope::Quiesce
             && let Some(own) = &self.quiesce
         {
             return match given {
-                Some(given) if own.is(given) => Ok(None),
+                Some(given) if own.is(given) => Ok(Pass::default()),
                 _ => Err(Refused { oauth: None }),
             };
         }
         if self.port.is_none() && self.oauth.is_none() {
-            return Ok(None);
+            return Ok(Pass::default());
         }
         let Some(given) = given else {
             return Err(Refused { oauth: None });
         };
         if self.port.as_ref().is_some_and(|port| port.is(given)) {
-            return Ok(None);
+            return Ok(Pass::default());
         }
         match &self.oauth {
             Some(oauth) => oauth
                 .check(given)
-                .map(Some)
+                .map(|(until, subject)| Pass {
+                    until: Some(until),
+                    caller: Caller::Subject(subject.into()),
+                })
                 .map_err(|why| Refused { oauth: Some(why) }),
             None => Err(Refused { oauth: None }),
         }

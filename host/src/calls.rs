@@ -2,14 +2,16 @@
 //! blocking thread, at most as many at once as the tool has instance slots,
 //! so that a burst waits its turn instead of failing for want of a slot.
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, Weak};
 use std::time::Duration;
 
 use tokio::sync::{Notify, Semaphore};
 use write_tool_wire::{Envelope, ErrorCode};
 
+use crate::auth::{Caller, Tokens};
 use crate::{Cancel, Root, Session, WriteTool};
 
 /// Whether this process's calls are held for a snapshot
@@ -108,6 +110,37 @@ pub(crate) struct Calls {
     limit: u32,
     /// The server's name in the per-call log (`crate::log`).
     surface: &'static str,
+    /// Each caller's share of the slots, where the port tells callers
+    /// apart.
+    shares: Option<Arc<Shares>>,
+}
+
+/// The slots one caller may hold at once: fewer than all, so that while
+/// one caller's calls fill its share and queue behind it, another's find
+/// a slot free (`docs/contract.md#port-auth`). A caller's calls wait for
+/// its share first and for a slot after, so the calls it queued never
+/// stand before another caller's in the slots' queue.
+#[derive(Debug)]
+struct Shares {
+    /// Slots a caller may hold at once.
+    each: usize,
+    /// Each caller's share, alive while a call of it holds or awaits one.
+    by: std::sync::Mutex<HashMap<Caller, Weak<Semaphore>>>,
+}
+
+impl Shares {
+    /// `caller`'s share, made with its first call.
+    fn of(&self, caller: &Caller) -> Arc<Semaphore> {
+        let mut by = self.by.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(share) = by.get(caller).and_then(Weak::upgrade) {
+            return share;
+        }
+        // Callers whose calls all ended leave nothing behind.
+        by.retain(|_, share| share.strong_count() > 0);
+        let share = Arc::new(Semaphore::new(self.each));
+        by.insert(caller.clone(), Arc::downgrade(&share));
+        share
+    }
 }
 
 impl Calls {
@@ -118,7 +151,26 @@ impl Calls {
             slots: Arc::new(Semaphore::new(limit as usize)),
             limit,
             surface,
+            shares: None,
         }
+    }
+
+    /// The calls of a port that asks for `tokens`. Where it takes OAuth
+    /// access tokens, whose subjects are callers apart, each caller is held
+    /// to a share of the slots: a quarter of them is always left to the
+    /// others (of 8, a caller holds at most 6; with fewer than 4 slots, no
+    /// share is smaller than all). The port's own token, or none, speaks
+    /// for one caller, whom a share would only slow.
+    pub(crate) fn for_port(tool: Arc<WriteTool>, tokens: &Tokens) -> Calls {
+        let mut calls = Calls::new(tool, "ws");
+        if tokens.oauth.is_some() {
+            let limit = calls.limit as usize;
+            calls.shares = Some(Arc::new(Shares {
+                each: limit - limit / 4,
+                by: std::sync::Mutex::new(HashMap::new()),
+            }));
+        }
+        calls
     }
 
     /// The same tool and slots, for another surface of one server: a
@@ -130,6 +182,7 @@ impl Calls {
             slots: Arc::clone(&self.slots),
             limit: self.limit,
             surface,
+            shares: self.shares.clone(),
         }
     }
 
@@ -159,27 +212,42 @@ impl Calls {
     /// says which. With `cancel`, the call stops at its commit point once
     /// the flag is set ([`WriteTool::call_cancellable`]). With `session`,
     /// the call is part of it ([`WriteTool::call_in`]); without, it is
-    /// outside any, as the CLI's `call` is.
+    /// outside any, as the CLI's `call` is. `caller` is whom it is for,
+    /// held to its share of the slots where they are shared.
     pub(crate) async fn call(
         &self,
         root: Arc<Root>,
         request: impl AsRef<str> + Send + 'static,
         cancel: Option<Cancel>,
         session: Option<Arc<Session>>,
+        caller: &Caller,
     ) -> Result<String, CallError> {
         let Some(running) = Running::start() else {
             return Ok(Envelope::refused(ErrorCode::ExecutionError, QUIESCED_MESSAGE).to_json());
+        };
+        let waiting = crate::metrics::InFlight::waiting(self.surface);
+        let share = match &self.shares {
+            Some(shares) => Some(
+                shares
+                    .of(caller)
+                    .acquire_owned()
+                    .await
+                    .map_err(|_| CallError::ShuttingDown)?,
+            ),
+            None => None,
         };
         let permit = Arc::clone(&self.slots)
             .acquire_owned()
             .await
             .map_err(|_| CallError::ShuttingDown)?;
+        drop(waiting);
         let tool = Arc::clone(&self.tool);
         let surface = self.surface;
         let in_flight = crate::metrics::InFlight::start(surface);
         tokio::task::spawn_blocking(move || {
             let _running = running;
             let _permit = permit;
+            let _share = share;
             let _in_flight = in_flight;
             let started = std::time::Instant::now();
             let answer = match (&session, &cancel) {

@@ -32,6 +32,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 use write_tool_wire::{Envelope, ErrorCode, Status};
 
+use crate::auth::Caller;
 use crate::calls::Calls;
 use crate::transfer::Deadline;
 use crate::{Root, probes};
@@ -62,6 +63,9 @@ impl Files {
 
     /// The answer to a request under `/v1/`.
     pub(crate) async fn answer(&self, request: Request<Deadline<Incoming>>) -> Response<Body> {
+        // Whom the request is for, as the port's check found it.
+        let caller = request.extensions().get::<Caller>().cloned();
+        let caller = &caller.unwrap_or_default();
         let method = request.method().clone();
         let path = request.uri().path().to_owned();
         let reads = method == Method::GET || method == Method::HEAD;
@@ -86,9 +90,9 @@ impl Files {
                 match method {
                     Method::GET | Method::HEAD => {
                         let page = request.uri().query().map(page_of).unwrap_or_default();
-                        self.read(&name, page).await
+                        self.read(&name, page, caller).await
                     }
-                    Method::PUT | Method::DELETE => self.change(&name, request).await,
+                    Method::PUT | Method::DELETE => self.change(&name, request, caller).await,
                     _ => not_allowed("GET, HEAD, PUT, DELETE"),
                 }
             }
@@ -115,8 +119,8 @@ impl Files {
         json(StatusCode::OK, json!({ "env": env }).to_string())
     }
 
-    /// The envelope of a tool call, decoded.
-    async fn call(&self, name: &str, arguments: Value) -> Envelope {
+    /// The envelope of a tool call for `caller`, decoded.
+    async fn call(&self, name: &str, arguments: Value, caller: &Caller) -> Envelope {
         let request = json!({"name": name, "arguments": arguments}).to_string();
         // Outside any session, as the CLI's `call` is: a client of this
         // API is a program, which keeps no view through the tool, so
@@ -131,7 +135,7 @@ impl Files {
         let _gone = CancelOnDrop(cancel.clone());
         let answer = self
             .calls
-            .call(Arc::clone(&self.root), request, Some(cancel), None)
+            .call(Arc::clone(&self.root), request, Some(cancel), None, caller)
             .await
             .unwrap_or_else(|e| {
                 Envelope::refused(ErrorCode::ExecutionError, e.to_string()).to_json()
@@ -147,11 +151,16 @@ impl Files {
     /// A file's bytes or a page of a directory's entries; `page` holds
     /// the query's `offset` and `limit`, given to `view` as they are, so
     /// that a listing is bounded and paged as its listing is.
-    async fn read(&self, name: &str, page: serde_json::Map<String, Value>) -> Response<Body> {
+    async fn read(
+        &self,
+        name: &str,
+        page: serde_json::Map<String, Value>,
+        caller: &Caller,
+    ) -> Response<Body> {
         // The full form: a directory's own entries come in `data.view`.
         let mut arguments = json!({"path": name, "envelope": "full"});
         arguments.as_object_mut().expect("an object").extend(page);
-        let seen = self.call("view", arguments).await;
+        let seen = self.call("view", arguments, caller).await;
         if seen.status == Status::Error {
             return failed(&seen, false);
         }

@@ -164,7 +164,7 @@ impl Http {
     /// The answer, and whether the caller was let through the port's
     /// checks.
     async fn answer_checked(&self, request: Request<Incoming>) -> (Response<Body>, bool) {
-        let request = request.map(|body| Deadline::new(body, self.transfer));
+        let mut request = request.map(|body| Deadline::new(body, self.transfer));
         let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
         if !host.is_some_and(|host| probes::host_allowed(host, &self.allowed_origins)) {
             let refused = error(
@@ -189,7 +189,8 @@ impl Http {
                 return (refused, false);
             }
         }
-        let path = request.uri().path();
+        let path = request.uri().path().to_owned();
+        let path = path.as_str();
         let scope = if crate::quiesce::serves(path) {
             crate::auth::Scope::Quiesce
         } else {
@@ -201,20 +202,14 @@ impl Http {
             return (crate::files::json(StatusCode::OK, oauth.metadata()), false);
         }
         let given = request.headers().get(AUTHORIZATION).map(|h| h.as_bytes());
-        if let Err(refused) = self.tokens.check(scope, given) {
-            let (status, challenge) = self.tokens.challenge(&refused);
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::UNAUTHORIZED);
-            let code = if status == StatusCode::FORBIDDEN {
-                "ACCESS_DENIED"
-            } else {
-                "UNAUTHORIZED"
-            };
-            let mut refused = error(status, code, crate::auth::REFUSED);
-            if let Ok(challenge) = hyper::header::HeaderValue::from_str(&challenge) {
-                refused.headers_mut().insert(WWW_AUTHENTICATE, challenge);
-            }
-            return (refused, false);
-        }
+        let pass = match self.tokens.check(scope, given) {
+            Ok(pass) => pass,
+            Err(refused) => return (self.refused(&refused), false),
+        };
+        // Whom the call is for, which the port shares its slots by: the
+        // file API reads it here, rmcp hands it to the tool's handler in
+        // the request's parts.
+        request.extensions_mut().insert(pass.caller);
         let answer = if path == "/mcp" {
             let fired = request.body().fired();
             let answer = self.mcp.handle(request).await;
@@ -230,6 +225,22 @@ impl Http {
             self.files.answer(request).await
         };
         (answer, true)
+    }
+
+    /// The answer to a request whose credential the port does not take.
+    fn refused(&self, refused: &crate::auth::Refused) -> Response<Body> {
+        let (status, challenge) = self.tokens.challenge(refused);
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::UNAUTHORIZED);
+        let code = if status == StatusCode::FORBIDDEN {
+            "ACCESS_DENIED"
+        } else {
+            "UNAUTHORIZED"
+        };
+        let mut refused = error(status, code, crate::auth::REFUSED);
+        if let Ok(challenge) = hyper::header::HeaderValue::from_str(&challenge) {
+            refused.headers_mut().insert(WWW_AUTHENTICATE, challenge);
+        }
+        refused
     }
 }
 

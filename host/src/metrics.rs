@@ -46,6 +46,7 @@ struct Metrics {
     bytes: Family<Surface, Counter>,
     seconds: Family<Surface, Histogram, fn() -> Histogram>,
     in_flight: Family<Surface, Gauge>,
+    waiting: Family<Surface, Gauge>,
     timeouts: Family<Surface, Counter>,
 }
 
@@ -60,6 +61,7 @@ pub fn enable() {
         let seconds =
             Family::<Surface, Histogram, fn() -> Histogram>::new_with_constructor(latency);
         let in_flight = Family::<Surface, Gauge>::default();
+        let waiting = Family::<Surface, Gauge>::default();
         let timeouts = Family::<Surface, Counter>::default();
         registry.register(
             "calls",
@@ -82,6 +84,11 @@ pub fn enable() {
             in_flight.clone(),
         );
         registry.register(
+            "calls_waiting",
+            "Calls waiting for a slot (their caller's share, then one of the port's)",
+            waiting.clone(),
+        );
+        registry.register(
             "timeouts",
             "Calls stopped by the time limit",
             timeouts.clone(),
@@ -92,6 +99,7 @@ pub fn enable() {
             bytes,
             seconds,
             in_flight,
+            waiting,
             timeouts,
         }
     });
@@ -102,25 +110,45 @@ pub fn enabled() -> bool {
     METRICS.get().is_some()
 }
 
-/// A call in flight on `surface`, counted until it is dropped.
+/// A call in flight on `surface`, or waiting for a slot, counted until it
+/// is dropped.
 #[derive(Debug)]
-pub struct InFlight(Option<&'static str>);
+pub struct InFlight(Option<(&'static str, bool)>);
 
 impl InFlight {
     /// Count a call on `surface` as in flight (nothing when metrics are
     /// off).
     pub fn start(surface: &'static str) -> InFlight {
+        InFlight::counted(surface, false)
+    }
+
+    /// Count a call on `surface` as waiting for a slot.
+    pub fn waiting(surface: &'static str) -> InFlight {
+        InFlight::counted(surface, true)
+    }
+
+    fn counted(surface: &'static str, waiting: bool) -> InFlight {
         InFlight(METRICS.get().map(|m| {
-            m.in_flight.get_or_create(&Surface { surface }).inc();
-            surface
+            m.gauge(waiting).get_or_create(&Surface { surface }).inc();
+            (surface, waiting)
         }))
+    }
+}
+
+impl Metrics {
+    fn gauge(&self, waiting: bool) -> &Family<Surface, Gauge> {
+        if waiting {
+            &self.waiting
+        } else {
+            &self.in_flight
+        }
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        if let (Some(surface), Some(m)) = (self.0, METRICS.get()) {
-            m.in_flight.get_or_create(&Surface { surface }).dec();
+        if let (Some((surface, waiting)), Some(m)) = (self.0, METRICS.get()) {
+            m.gauge(waiting).get_or_create(&Surface { surface }).dec();
         }
     }
 }

@@ -137,7 +137,7 @@ pub async fn serve_until(
     if let Ok(Some(line)) = said {
         eprintln!("write-tool: {line}");
     }
-    let calls = Calls::new(tool, "ws");
+    let calls = Calls::for_port(tool, &options.tokens);
     let http = Http::new(
         &calls,
         &root,
@@ -224,10 +224,10 @@ struct Shared {
 enum Opened {
     /// Boxed: the stream and its buffers are ten times the size of a
     /// socket. With when its credential ends (an OAuth access token's
-    /// expiry), if it does.
+    /// expiry), if it does, and whom it speaks for.
     WebSocket(
         Box<tokio_tungstenite::WebSocketStream<TcpStream>>,
-        Option<std::time::SystemTime>,
+        crate::auth::Pass,
     ),
     /// Plain HTTP for `crate::http`, nothing of it read yet.
     Http(TcpStream),
@@ -283,8 +283,8 @@ impl Shared {
             () = evicted.notified() => None,
         };
         drop(waiting);
-        let (ws, until) = match opened {
-            Some(Opened::WebSocket(ws, until)) => (*ws, until),
+        let (ws, pass) = match opened {
+            Some(Opened::WebSocket(ws, pass)) => (*ws, pass),
             Some(Opened::Http(stream)) => return self.http_connection(stream).await,
             None => return,
         };
@@ -296,7 +296,7 @@ impl Shared {
         .await;
         match slot {
             Ok(Ok(slot)) => {
-                self.serve(ws, until).await;
+                self.serve(ws, pass).await;
                 drop(slot);
             }
             _ => {
@@ -346,24 +346,26 @@ impl Shared {
             .max_frame_size(Some(limit));
         let allowed = self.options.allowed_origins.clone();
         let tokens = self.options.tokens.clone();
-        let until = Arc::new(std::sync::Mutex::new(None));
-        let granted = Arc::clone(&until);
+        let pass = Arc::new(std::sync::Mutex::new(crate::auth::Pass::default()));
+        let granted = Arc::clone(&pass);
         #[allow(clippy::result_large_err, reason = "tungstenite's callback signature")]
         let check = move |request: &Request, response: Response| {
             check_origin(request, &allowed)?;
-            let ends = check_token(request, &tokens)?;
+            let passed = check_token(request, &tokens)?;
             *granted
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = ends;
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = passed;
             Ok(response)
         };
         let ws = tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))
             .await
             .ok()?;
-        let until = *until
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Some(Opened::WebSocket(Box::new(ws), until))
+        let pass = std::mem::take(
+            &mut *pass
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        Some(Opened::WebSocket(Box::new(ws), pass))
     }
 
     /// `write`, a write to the client, bounded by the write timeout and,
@@ -390,13 +392,13 @@ impl Shared {
     async fn serve(
         &self,
         mut ws: tokio_tungstenite::WebSocketStream<TcpStream>,
-        until: Option<std::time::SystemTime>,
+        pass: crate::auth::Pass,
     ) {
         let mut draining = self.draining.clone();
         // A session lasts as long as the credential it opened with: an
         // access token's, until it expires (a call in flight then ends).
         let expired = async {
-            match until {
+            match pass.until {
                 Some(until) => {
                     let left = until
                         .duration_since(std::time::SystemTime::now())
@@ -458,6 +460,7 @@ impl Shared {
                         text,
                         None,
                         Some(Arc::clone(&session)),
+                        &pass.caller,
                     )
                     .await
                     .unwrap_or_else(|message| {

@@ -158,6 +158,13 @@ struct Claims {
     /// The array form some servers use instead.
     #[serde(default)]
     scp: Option<Vec<String>>,
+    /// Whom the token speaks for (RFC 9068 §2.2), the unit the port's
+    /// call slots are shared by.
+    #[serde(default)]
+    sub: Option<String>,
+    /// The client it was issued to, where it names no subject.
+    #[serde(default)]
+    client_id: Option<String>,
 }
 
 /// A resource server over one configuration.
@@ -197,8 +204,9 @@ impl OAuth {
     }
 
     /// Whether `token` is an access token this server takes; until when,
-    /// if it is (its `exp`).
-    pub fn check(&self, token: &str) -> Result<std::time::SystemTime, Refusal> {
+    /// if it is (its `exp`), and whom it speaks for (its `sub`, else its
+    /// `client_id`).
+    pub fn check(&self, token: &str) -> Result<(std::time::SystemTime, String), Refusal> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| Refusal::InvalidToken("the token is not a JWT"))?;
         // RFC 9068 types an access token `at+jwt`; many servers still say
@@ -268,9 +276,10 @@ impl OAuth {
         {
             let until = std::time::Duration::from_secs(claims.exp);
             // An `exp` past what the clock can hold is as good as never.
-            Ok(std::time::UNIX_EPOCH
+            let until = std::time::UNIX_EPOCH
                 .checked_add(until)
-                .unwrap_or_else(|| std::time::SystemTime::now() + FOREVER))
+                .unwrap_or_else(|| std::time::SystemTime::now() + FOREVER);
+            Ok((until, claims.sub.or(claims.client_id).unwrap_or_default()))
         } else {
             Err(Refusal::InsufficientScope)
         }

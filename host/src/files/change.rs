@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use write_tool_wire::Status;
 
 use super::{Body, Files, done, error, failed, query};
+use crate::auth::Caller;
 use crate::transfer::Deadline;
 
 /// The header a resent `PUT` or `DELETE` names itself by.
@@ -19,15 +20,16 @@ impl Files {
         &self,
         name: &str,
         request: Request<Deadline<Incoming>>,
+        caller: &Caller,
     ) -> Response<Body> {
         let key = match idempotency_key(request.headers()) {
             Ok(key) => key,
             Err(response) => return *response,
         };
         if request.method() == Method::PUT {
-            self.put(name, key, request).await
+            self.put(name, key, request, caller).await
         } else {
-            self.delete(name, key).await
+            self.delete(name, key, caller).await
         }
     }
 
@@ -36,6 +38,7 @@ impl Files {
         name: &str,
         key: Option<String>,
         request: Request<Deadline<Incoming>>,
+        caller: &Caller,
     ) -> Response<Body> {
         let mode = request.uri().query().and_then(|q| query(q, "mode"));
         if let Some(mode) = &mode
@@ -102,11 +105,11 @@ impl Files {
             }
         };
         keyed(&mut arguments, key);
-        let envelope = self.call("Write", arguments).await;
+        let envelope = self.call("Write", arguments, caller).await;
         done(&envelope, true)
     }
 
-    async fn delete(&self, name: &str, key: Option<String>) -> Response<Body> {
+    async fn delete(&self, name: &str, key: Option<String>, caller: &Caller) -> Response<Body> {
         if name.contains(['\n', '\r']) {
             return error(
                 StatusCode::FORBIDDEN,
@@ -116,14 +119,16 @@ impl Files {
         }
         // The full form: its `path_resolved` is the file to delete.
         let seen = self
-            .call("view", json!({"path": name, "envelope": "full"}))
+            .call("view", json!({"path": name, "envelope": "full"}), caller)
             .await;
         // A retried keyed DELETE finds the file gone: the patch it sent
         // (the file's own path, as a first DELETE had to name it) is sent
         // again, and the journal answers it as it answered the first.
         let gone = seen.text.contains(write_tool_wire::messages::NOTHING_THERE);
         if let (true, Some(key), Some(resolved)) = (gone, &key, lexical(self.root.path(), name)) {
-            return self.delete_patch(&resolved, Some(key.clone())).await;
+            return self
+                .delete_patch(&resolved, Some(key.clone()), caller)
+                .await;
         }
         if seen.status == Status::Error {
             return failed(&seen, false);
@@ -167,16 +172,21 @@ impl Files {
                 ),
             );
         }
-        self.delete_patch(&resolved, key).await
+        self.delete_patch(&resolved, key, caller).await
     }
 
     /// Delete `resolved`, a path inside the root with no link on the way,
     /// as a patch.
-    async fn delete_patch(&self, resolved: &str, key: Option<String>) -> Response<Body> {
+    async fn delete_patch(
+        &self,
+        resolved: &str,
+        key: Option<String>,
+        caller: &Caller,
+    ) -> Response<Body> {
         let patch = format!("*** Begin Patch\n*** Delete File: {resolved}\n*** End Patch\n");
         let mut arguments = json!({"input": patch});
         keyed(&mut arguments, key);
-        let envelope = self.call("apply_patch", arguments).await;
+        let envelope = self.call("apply_patch", arguments, caller).await;
         done(&envelope, false)
     }
 }

@@ -355,9 +355,10 @@ impl McpServer {
         // The session's record goes with it, from the root it last used.
         self.session.ends_in(Arc::clone(&root));
         let session = Arc::clone(&self.session);
+        let caller = crate::auth::Caller::of_mcp(&context.extensions);
         let answer = self
             .calls
-            .call(root, input, Some(cancel), Some(session))
+            .call(root, input, Some(cancel), Some(session), &caller)
             .await;
         watch.abort();
         drop(progress);

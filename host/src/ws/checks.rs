@@ -13,10 +13,10 @@ use crate::probes;
 pub(super) fn check_token(
     request: &Request,
     tokens: &crate::auth::Tokens,
-) -> Result<Option<std::time::SystemTime>, ErrorResponse> {
+) -> Result<crate::auth::Pass, ErrorResponse> {
     let given = request.headers().get("authorization").map(|h| h.as_bytes());
     let refused = match tokens.check(crate::auth::Scope::Calls, given) {
-        Ok(until) => return Ok(until),
+        Ok(pass) => return Ok(pass),
         Err(refused) => refused,
     };
     let (status, challenge) = tokens.challenge(&refused);

@@ -347,3 +347,116 @@ fn a_configuration_the_resource_server_cannot_use_is_refused_at_start() {
         assert!(why.contains("is not a scope"), "{scope:?}: {why}");
     }
 }
+
+/// The sum of the metric `name`'s samples, from `GET /metrics`.
+fn metric(addr: &str, name: &str) -> u64 {
+    let answer = http(
+        addr,
+        "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    );
+    answer
+        .lines()
+        .filter(|line| line.starts_with(&format!("{name}{{")))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Where the port takes OAuth access tokens, each subject holds at most
+/// its share of the slots (`docs/contract.md#mcp-http`): one subject's
+/// fourteen slow writes, each on a connection of its own, run six at a
+/// time with eight waiting behind its share — not in the slots' queue —
+/// so another subject's `PUT` is answered before seven of them end, as
+/// it could not be if they held all eight slots and queued before it.
+/// Each slow write is kept busy by its diff.
+#[test]
+fn one_subjects_calls_leave_slots_for_another() {
+    use futures_util::{SinkExt as _, StreamExt as _};
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+
+    const SLOW: usize = 14;
+    let issued = Issued::new();
+    let (server, root) = issued.serve(
+        &format!("127.0.0.1:{}", issued.port),
+        &["--diff-timeout-ms", "16000", "--metrics"],
+    );
+    let addr = server.addr().to_owned();
+    let (old, new) = (crate::cli::slow_lines(7), crate::cli::slow_lines(11));
+    for n in 0..SLOW {
+        std::fs::write(root.join(format!("slow{n}.txt")), &old).expect("old");
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let token = issued.token("good_ed").expect("a token").to_owned();
+    let slow: Vec<_> = (0..SLOW)
+        .map(|n| {
+            let (url, token) = (format!("ws://{addr}"), token.clone());
+            let request = serde_json::json!({"path": format!("slow{n}.txt"), "content": new});
+            runtime.spawn(async move {
+                let mut opening = url.into_client_request().expect("request");
+                opening.headers_mut().insert(
+                    "authorization",
+                    format!("Bearer {token}").parse().expect("a header"),
+                );
+                let (mut ws, _) = tokio_tungstenite::connect_async(opening)
+                    .await
+                    .expect("connect");
+                ws.send(Message::text(request.to_string()))
+                    .await
+                    .expect("send");
+                let wait = std::time::Duration::from_secs(300);
+                let answer = tokio::time::timeout(wait, ws.next()).await;
+                answer
+                    .expect("in time")
+                    .expect("a message")
+                    .expect("not an error")
+            })
+        })
+        .collect();
+    // Every slow write read and waiting or running before the other
+    // subject asks.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let (running, waiting) = loop {
+        let running = metric(&addr, "write_tool_calls_in_flight");
+        let waiting = metric(&addr, "write_tool_calls_waiting");
+        if running + waiting == SLOW as u64 {
+            break (running, waiting);
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{running} + {waiting}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let answer = put(&addr, issued.token("other_subject"), "quick.txt");
+    let done = (0..SLOW)
+        .filter(|n| {
+            std::fs::read(root.join(format!("slow{n}.txt"))).expect("slow") != old.as_bytes()
+        })
+        .count();
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+    assert!(
+        running <= 6 && waiting >= 8,
+        "{running} running, {waiting} waiting"
+    );
+    assert!(
+        done < 7,
+        "the other subject waited for {done} of the slow writes"
+    );
+    for answer in slow {
+        let answer = runtime.block_on(answer).expect("the client");
+        assert!(
+            answer
+                .to_text()
+                .expect("text")
+                .contains(r#""applied":true"#),
+            "{answer}"
+        );
+    }
+    for n in 0..SLOW {
+        assert!(std::fs::read(root.join(format!("slow{n}.txt"))).expect("slow") == new.as_bytes());
+    }
+}

@@ -113,6 +113,8 @@ def mint(out: str, issuer: str, resource: str) -> None:
         "alg_not_the_keys": jwt(rs, head("rs", "PS256"), good),
         "typ_jwt": jwt(ed, {"typ": "JWT", "alg": "EdDSA", "kid": "ed"}, good),
         "typ_id_token": jwt(ed, {"typ": "id_token+jwt", "alg": "EdDSA", "kid": "ed"}, good),
+        # Another caller: its own share of the port's slots.
+        "other_subject": jwt(ed, head("ed", "EdDSA"), with_(sub="another agent")),
     }
     # A claim changed after signing.
     h, _, s = tokens["good_ed"].split(".")
