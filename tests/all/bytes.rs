@@ -109,3 +109,30 @@ fn malformed_bytes_or_a_format_to_keep_are_refused_and_change_nothing() {
         assert!(!p.exists(".git/config"));
     }
 }
+
+/// Bytes are not text a merge can take: made on a version a view saw and
+/// that has changed since, they are refused and the file is left as it
+/// is, where the same change as `content` is merged.
+#[test]
+fn bytes_on_a_stale_base_are_refused_not_merged() {
+    let p = Project::journaled();
+    p.write("a.txt", "one\ntwo\nthree\n");
+    let seen = p.call(json!({"name": "view", "arguments": {"path": "a.txt"}}));
+    let base = seen.data().view.as_ref().expect("a view").base.clone();
+    let base = base.expect("a base");
+    p.write("a.txt", "one\ntwo\nthree\nfour\n");
+    let change = b"one\n2\nthree\n";
+    let env = p.call(json!({"path": "a.txt", "content_base64": b64(change), "base": base}));
+    env.assert_error("CONFLICT");
+    // Refused as stale, not tried as a merge (whose conflict it would be).
+    assert!(
+        env.text.contains("is not the version the base names"),
+        "{}",
+        env.text
+    );
+    assert_eq!(p.read("a.txt"), b"one\ntwo\nthree\nfour\n");
+    let text = String::from_utf8_lossy(change);
+    let env = p.call(json!({"path": "a.txt", "content": text, "base": base}));
+    env.assert_status("success");
+    assert_eq!(p.read("a.txt"), b"one\n2\nthree\nfour\n");
+}
