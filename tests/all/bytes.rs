@@ -49,9 +49,14 @@ fn bytes_are_written_as_given_and_only_text_is_diffed() {
     assert!(env.text.contains("content identical"), "{}", env.text);
 
     // windows-1252 bytes and a UTF-8 byte-order mark, each as sent.
-    for bytes in [&b"caf\xe9\r\n"[..], b"\xef\xbb\xbfbom\n", b"\x80"] {
+    for (bytes, encoding) in [
+        (&b"caf\xe9\r\n"[..], "binary"),
+        (b"\xef\xbb\xbfbom\n", "utf-8"),
+        (b"\x80", "binary"),
+    ] {
         let env = p.call(json!({"path": "new.bin", "content_base64": b64(bytes)}));
         assert_ne!(env.status, "error", "{env:#?}");
+        assert_eq!(env.data().encoding, encoding);
         assert_eq!(p.read("new.bin"), bytes);
     }
     assert!(
@@ -135,4 +140,47 @@ fn bytes_on_a_stale_base_are_refused_not_merged() {
     let env = p.call(json!({"path": "a.txt", "content": text, "base": base}));
     env.assert_status("success");
     assert_eq!(p.read("a.txt"), b"one\n2\nthree\nfour\n");
+}
+
+/// Nor do bytes go over a change made since the session's view, which a
+/// text write would be merged onto: refused, the other change kept.
+#[test]
+fn bytes_after_a_change_since_the_sessions_view_are_refused() {
+    use write_tool::Session;
+    use write_tool_test_support::decode;
+
+    let p = Project::journaled();
+    p.write("a.txt", "l1\nl2\nl3\nl4\n");
+    let session = Session::new();
+    let call = |arguments: serde_json::Value| {
+        decode(&crate::support::tool().call_in(p.root(), &arguments.to_string(), &session, None))
+    };
+    call(json!({"name": "view", "arguments": {"path": "a.txt"}})).assert_status("success");
+    p.write("a.txt", "l1\nl2\nl3\nl4 a person's\n");
+    let env = call(json!({"path": "a.txt", "content_base64": b64(b"L1\nl2\nl3\nl4\n")}));
+    env.assert_error("CONFLICT");
+    assert_eq!(p.read("a.txt"), b"l1\nl2\nl3\nl4 a person's\n");
+    // Viewed again, the file is the session's version: written.
+    call(json!({"name": "view", "arguments": {"path": "a.txt"}})).assert_status("success");
+    let env = call(json!({"path": "a.txt", "content_base64": b64(b"L1\n")}));
+    env.assert_status("success");
+    assert_eq!(p.read("a.txt"), b"L1\n");
+}
+
+/// `write_many` writes text: an item with bytes is refused, not written
+/// as its `content` beside them.
+#[test]
+fn write_many_refuses_bytes_and_writes_nothing() {
+    let p = Project::new();
+    let env = p.call(json!({"writes": [
+        {"path": "a.txt", "content": "a\n"},
+        {"path": "b.bin", "content": "b", "content_base64": b64(b"\xff")},
+    ]}));
+    env.assert_error("INVALID_PARAM");
+    assert!(
+        env.text.contains("writes[1] has 'content_base64'"),
+        "{}",
+        env.text
+    );
+    assert!(!p.exists("a.txt") && !p.exists("b.bin"));
 }

@@ -100,7 +100,7 @@ pub(super) fn request_from(
 /// The parameter that carries a write's content as bytes, in standard
 /// base64 with padding: how a host writes a file that is not UTF-8 text
 /// (the file API's `PUT`), byte for byte.
-const CONTENT_BASE64: &str = "content_base64";
+pub(super) const CONTENT_BASE64: &str = "content_base64";
 
 /// The bytes `encoded` holds.
 fn decoded(encoded: &str) -> Result<Vec<u8>, ToolError> {

@@ -87,6 +87,14 @@ pub(super) fn many(args: &Map<String, Value>) -> Result<ManyRequest, ToolError> 
                 "writes[{i}] has 'dry_run': give it once, beside 'writes'."
             )));
         }
+        // Bytes are one file's write (`docs/contract.md#bytes`): not taken
+        // here rather than ignored beside a `content`.
+        if item.contains_key(super::fields::CONTENT_BASE64) {
+            return Err(ToolError::invalid_param(format!(
+                "writes[{i}] has 'content_base64': write_many writes text; write bytes with \
+                 Write, one file at a time."
+            )));
+        }
         let content = match item.get("content") {
             Some(Value::String(text)) => Some(text.clone()),
             _ => None,

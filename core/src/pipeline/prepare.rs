@@ -184,7 +184,7 @@ fn versions(
     };
     let mut locked = lock::requested(request) || named.is_some();
     // Bytes as given are not text a merge can take: a stale version they
-    // were made on is refused, or, seen only by the session, written over.
+    // were made on, named or seen by the session, is refused.
     let made = made.filter(|_| request.raw.is_none());
     let note = session::to_note(config, seen.as_ref());
     // A stale base whose version is known is merged onto the file now.
@@ -193,8 +193,13 @@ fn versions(
         Err(err) => match merge::base_for(&target.display, named, made, old, config, &err) {
             Some(base) => Some(base),
             // The session's version, no longer kept: the call named none,
-            // and is written as it comes, as before sessions.
-            None if request.base.is_none() && !lock::requested(request) => {
+            // and is written as it comes, as before sessions. Not bytes:
+            // a write that cannot be merged does not go over a change
+            // made since the session saw the file.
+            None if request.base.is_none()
+                && !lock::requested(request)
+                && request.raw.is_none() =>
+            {
                 locked = false;
                 None
             }
