@@ -105,7 +105,9 @@ impl Files {
             }
         };
         keyed(&mut arguments, key);
-        let envelope = self.call("Write", arguments, caller).await;
+        // `write_file`, which takes a path absolute inside the root as
+        // `view` and `DELETE` do (`Write` takes relative paths only).
+        let envelope = self.call("write_file", arguments, caller).await;
         done(&envelope, true)
     }
 

@@ -94,6 +94,19 @@ fn a_put_writes_the_bodys_bytes_exactly() {
         std::fs::read(root.join("was-text.txt")).expect("back"),
         b"text\n"
     );
+    // A path absolute inside the root, as the spec's paths may be.
+    let absolute = root
+        .join("abs.bin")
+        .display()
+        .to_string()
+        .replace('/', "%2F");
+    let answer = send_bytes(addr, "", "PUT", &format!("/v1/files/{absolute}"), b"\xfe");
+    assert!(
+        answer.starts_with(b"HTTP/1.1 204"),
+        "{:?}",
+        String::from_utf8_lossy(&answer)
+    );
+    assert_eq!(std::fs::read(root.join("abs.bin")).expect("abs"), b"\xfe");
 }
 
 /// Under `--read-first` a `PUT` over an existing file is written: the
