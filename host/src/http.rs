@@ -211,6 +211,15 @@ impl Http {
         // the request's parts.
         request.extensions_mut().insert(pass.caller);
         let answer = if path == "/mcp" {
+            if request
+                .headers()
+                .get_all(MCP_PROTOCOL_VERSION)
+                .iter()
+                .nth(1)
+                .is_some()
+            {
+                return (twice_versioned(), true);
+            }
             let fired = request.body().fired();
             let answer = self.mcp.handle(request).await;
             // rmcp answers a body that failed 500; this one came too slowly.
@@ -242,6 +251,24 @@ impl Http {
         }
         refused
     }
+}
+
+/// The header that names a request's MCP revision.
+const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
+
+/// The answer to an MCP request that names its revision twice: rmcp reads
+/// the first, and would check the 2026-07-28 headers (SEP-2243) or not by
+/// it, while a proxy may read the other; neither is guessed at.
+fn twice_versioned() -> Response<Body> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": -32020,
+            "message": "MCP-Protocol-Version was sent more than once; nothing was called.",
+        },
+    });
+    crate::files::json(StatusCode::BAD_REQUEST, body.to_string())
 }
 
 /// The answer to an MCP request whose body did not arrive within the

@@ -419,3 +419,29 @@ fn one_connections_slow_calls_leave_slots_for_another_client() {
     assert_eq!(answers, 8);
     assert!(std::fs::read_to_string(path.join("slow7.txt")).expect("slow7") == new);
 }
+
+/// An MCP request that names its revision twice is refused before
+/// anything is called: rmcp reads the first `MCP-Protocol-Version` and
+/// checks SEP-2243's headers by it, where a proxy may have read the other
+/// (a `Mcp-Method` of `tools/list` on a `tools/call` passed when the first
+/// named a revision without those headers).
+#[test]
+fn an_mcp_request_naming_its_revision_twice_is_refused() {
+    let server = WsServer::start("127.0.0.1:0");
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Write","arguments":{"path":"twice.txt","content":"x\n"}}}"#;
+    for (first, second) in [("2025-06-18", "2026-07-28"), ("2026-07-28", "2025-06-18")] {
+        let answer = crate::cli::http(
+            server.addr(),
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {first}\r\n\
+                 MCP-Protocol-Version: {second}\r\nMcp-Method: tools/list\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{call}",
+                call.len()
+            ),
+        );
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+        assert!(answer.contains("more than once"), "{answer}");
+        assert!(!server.root().join("twice.txt").exists());
+    }
+}
