@@ -279,7 +279,15 @@ impl OAuth {
             let until = std::time::UNIX_EPOCH
                 .checked_add(until)
                 .unwrap_or_else(|| std::time::SystemTime::now() + FOREVER);
-            Ok((until, claims.sub.or(claims.client_id).unwrap_or_default()))
+            // A subject and a client are named apart, so that a client
+            // whose id is some user's subject does not share the user's
+            // slots.
+            let caller = match (claims.sub, claims.client_id) {
+                (Some(sub), _) => format!("sub:{sub}"),
+                (None, Some(client)) => format!("client:{client}"),
+                (None, None) => String::new(),
+            };
+            Ok((until, caller))
         } else {
             Err(Refusal::InsufficientScope)
         }
