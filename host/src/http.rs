@@ -260,28 +260,30 @@ const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
 /// the first, and would check the 2026-07-28 headers (SEP-2243) or not by
 /// it, while a proxy may read the other; neither is guessed at.
 fn twice_versioned() -> Response<Body> {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {
-            "code": -32020,
-            "message": "MCP-Protocol-Version was sent more than once; nothing was called.",
-        },
-    });
-    crate::files::json(StatusCode::BAD_REQUEST, body.to_string())
+    refused_call(
+        StatusCode::BAD_REQUEST,
+        -32020,
+        "MCP-Protocol-Version was sent more than once; nothing was called.",
+    )
 }
 
 /// The answer to an MCP request whose body did not arrive within the
 /// transfer time: 408, with a JSON-RPC error, and nothing called.
 fn late_body() -> Response<Body> {
+    refused_call(
+        StatusCode::REQUEST_TIMEOUT,
+        -32600,
+        "The request's body did not arrive in time (--ws-write-timeout-ms); nothing was called.",
+    )
+}
+
+/// An MCP request refused before it is read: `status`, and a JSON-RPC
+/// error with `code` and `message` for no id.
+fn refused_call(status: StatusCode, code: i64, message: &str) -> Response<Body> {
     let body = serde_json::json!({
         "jsonrpc": "2.0",
         "id": null,
-        "error": {
-            "code": -32600,
-            "message": "The request's body did not arrive in time (--ws-write-timeout-ms); \
-                        nothing was called.",
-        },
+        "error": {"code": code, "message": message},
     });
-    crate::files::json(StatusCode::REQUEST_TIMEOUT, body.to_string())
+    crate::files::json(status, body.to_string())
 }

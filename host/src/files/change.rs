@@ -77,13 +77,13 @@ impl Files {
         // UTF-8 text goes as `content`, any other bytes as `content_base64`;
         // either is written byte for byte (`keep_format: false`), so the
         // file holds exactly the body.
-        let text = std::str::from_utf8(&body).is_ok();
+        let body = String::from_utf8(Vec::from(body)).map_err(|e| e.into_bytes());
         // Bounded as a request of the port is: the body as it goes to the
         // tool, escaped in JSON or in base64, not only as it came.
         // The path and the request's own keys count too.
-        let weight = match text {
-            true => escaped_len(&body),
-            false => body.len().div_ceil(3) * 4,
+        let weight = match &body {
+            Ok(text) => escaped_len(text.as_bytes()),
+            Err(bytes) => bytes.len().div_ceil(3) * 4,
         };
         if weight + escaped_len(name.as_bytes()) + 96 > self.max_body {
             return error(
@@ -96,11 +96,11 @@ impl Files {
                 ),
             );
         }
-        let mut arguments = match String::from_utf8(Vec::from(body)) {
+        let mut arguments = match body {
             Ok(content) => json!({"path": name, "content": content, "keep_format": false}),
             Err(bytes) => {
                 use base64::Engine as _;
-                let encoded = base64::engine::general_purpose::STANDARD.encode(bytes.as_bytes());
+                let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
                 json!({"path": name, "content_base64": encoded})
             }
         };
