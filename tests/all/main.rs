@@ -41,6 +41,8 @@ mod journal;
 mod journal_attack;
 /// Host limits: content size, memory cap, time bound.
 mod limits;
+/// A link removed as itself, and made again by its revert.
+mod links;
 /// A stale write merged onto the file now, against `git merge-file`.
 mod merge;
 /// Multi-file patches: all or nothing, deletes and moves by the host's

@@ -31,6 +31,21 @@ impl ToolError {
         Self::new(ErrorKind::OutsideRoot, "Path must be within project root.")
     }
 
+    /// A link to remove whose target the tool cannot read: an absolute
+    /// one, which the component's sandbox does not show (natively it
+    /// could, and is refused alike), so the journal could not make it
+    /// again.
+    #[cold]
+    pub fn unreadable_link(path: &str) -> Self {
+        Self::new(
+            ErrorKind::OutsideRoot,
+            format!(
+                "'{path}' is a link to an absolute path, which this tool does not read: its \
+                 removal could not be undone, so nothing was deleted. Remove it outside the tool."
+            ),
+        )
+    }
+
     /// `write_file`'s wording for a path outside every allowed root
     /// (`docs/contract.md#several-roots`).
     #[cold]

@@ -20,7 +20,7 @@ pub mod walk;
 mod write;
 
 pub use read::{Existing, ReadError, read_existing, read_viewed};
-pub use resolve::{Resolved, TargetKind, resolve};
+pub use resolve::{Resolved, TargetKind, resolve, resolve_unfollowed};
 use std::io;
 pub use sys::Dir;
 pub use walk::{Walked, walk};
@@ -67,7 +67,7 @@ pub fn folds_case(root: &Dir, names: &[String], existing: usize) -> bool {
 
 pub use write::{
     Durability, RENAME_ATTEMPTS, Unchanged, check_unchanged, commit_staged, create_parents,
-    is_target_changed, remove_dirs, stage,
+    is_target_changed, remove_dirs, stage, stage_link,
 };
 
 #[cfg(test)]

@@ -27,6 +27,9 @@ pub enum TargetKind {
     Directory,
     /// A FIFO, socket, device or anything else that is not a regular file.
     Other,
+    /// A symbolic link, left unfollowed as the last name
+    /// ([`resolve_unfollowed`]).
+    Link,
 }
 
 /// A path resolved inside the root, every link followed.
@@ -83,7 +86,17 @@ impl Resolved {
 
 /// Resolve `rel` under `root`, following links one name at a time.
 pub fn resolve(root: &Dir, rel: RelPath) -> Result<Resolved, ToolError> {
-    let mut walk = Context::new(root, rel);
+    walk(Context::new(root, rel, true))
+}
+
+/// [`resolve`], but a last name that is a link is the link itself
+/// ([`TargetKind::Link`], its `len` the target's length): what a removal
+/// of that name removes, as `rm` does. Links above it are followed.
+pub fn resolve_unfollowed(root: &Dir, rel: RelPath) -> Result<Resolved, ToolError> {
+    walk(Context::new(root, rel, false))
+}
+
+fn walk(mut walk: Context<'_>) -> Result<Resolved, ToolError> {
     while let Some(name) = walk.pending.pop_front() {
         match name.as_str() {
             "" | "." => {}
@@ -112,10 +125,12 @@ struct Context<'a> {
     len: Option<u64>,
     /// Its hard links, when it is a file.
     hard_links: u64,
+    /// Whether a link as the last name is followed.
+    follow_last: bool,
 }
 
 impl<'a> Context<'a> {
-    fn new(root: &'a Dir, rel: RelPath) -> Context<'a> {
+    fn new(root: &'a Dir, rel: RelPath, follow_last: bool) -> Context<'a> {
         Context {
             root,
             pending: rel.into_names().into(),
@@ -125,7 +140,15 @@ impl<'a> Context<'a> {
             links: 0,
             len: None,
             hard_links: 0,
+            follow_last,
         }
+    }
+
+    /// Whether no name is left to walk but `.` and empty ones.
+    fn at_last(&self) -> bool {
+        self.pending
+            .iter()
+            .all(|rest| rest.is_empty() || rest == ".")
     }
 
     /// `..`: back to the parent, never above the root.
@@ -171,6 +194,13 @@ impl<'a> Context<'a> {
         };
         let kind = stat.kind;
         match kind {
+            Kind::Symlink if !self.follow_last && self.at_last() => {
+                self.resolved.push(name);
+                self.kind = TargetKind::Link;
+                self.len = Some(stat.len);
+                self.hard_links = stat.link_count;
+                Ok(())
+            }
             Kind::Symlink => self.follow(&path),
             Kind::Directory => {
                 self.resolved.push(name);
@@ -178,11 +208,7 @@ impl<'a> Context<'a> {
                 Ok(())
             }
             Kind::File | Kind::Other => {
-                if self
-                    .pending
-                    .iter()
-                    .any(|rest| !rest.is_empty() && rest != ".")
-                {
+                if !self.at_last() {
                     return Err(ToolError::parent_not_directory());
                 }
                 self.resolved.push(name);
@@ -229,12 +255,12 @@ impl<'a> Context<'a> {
         Resolved {
             names: self.resolved,
             existing_dirs,
-            len: if self.kind == TargetKind::File {
+            len: if matches!(self.kind, TargetKind::File | TargetKind::Link) {
                 self.len
             } else {
                 None
             },
-            links: if self.kind == TargetKind::File {
+            links: if matches!(self.kind, TargetKind::File | TargetKind::Link) {
                 self.hard_links
             } else {
                 0

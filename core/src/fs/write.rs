@@ -22,6 +22,14 @@ pub enum Unchanged {
         /// Its modification time.
         modified: Option<SystemTime>,
     },
+    /// A symbolic link whose target is this long, of this modification
+    /// time (the link's own, not its target's).
+    Link {
+        /// Its target's length in bytes.
+        len: u64,
+        /// Its modification time.
+        modified: Option<SystemTime>,
+    },
 }
 
 /// The target no longer matched [`Unchanged`] just before the rename.
@@ -117,6 +125,30 @@ pub fn stage(
     }
 }
 
+/// Stage a symbolic link to `target` under the temp name `temp` (or a
+/// fresh one) in `dir`,
+/// to be put in place as a staged file is (a revert that makes a removed
+/// link again): the same commit point, the same recovery.
+pub fn stage_link(dir: &Dir, temp: Option<&str>, target: &str) -> io::Result<(String, Stat)> {
+    if let Some(name) = temp {
+        dir.symlink_at(target, name)?;
+        return Ok((name.to_owned(), dir.stat_at(name)?));
+    }
+    let mut last_err = None;
+    for attempt in 0..TEMP_NAME_ATTEMPTS {
+        let name = temps::temp_name(attempt);
+        match dir.symlink_at(target, &name) {
+            Ok(()) => {
+                let stat = dir.stat_at(&name)?;
+                return Ok((name, stat));
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last_err.unwrap_or_else(|| io::Error::from(io::ErrorKind::AlreadyExists)))
+}
+
 /// The second half: put the staged `temp` in `name`'s place (see
 /// `commit` below).
 pub fn commit_staged(
@@ -175,6 +207,10 @@ fn links_unsupported(err: &io::Error) -> bool {
 pub fn check_unchanged(dir: &Dir, name: &str, expected: Unchanged) -> io::Result<()> {
     let now = match dir.stat_at(name) {
         Ok(stat) if stat.kind == Kind::File => Unchanged::File {
+            len: stat.len,
+            modified: stat.modified,
+        },
+        Ok(stat) if stat.kind == Kind::Symlink => Unchanged::Link {
             len: stat.len,
             modified: stat.modified,
         },

@@ -283,6 +283,19 @@ impl<'a> Held<'a> {
         Ok(on_disk(bytes.len() as u64))
     }
 
+    /// Save `bytes` as the content `digest` by writing a copy, never by a
+    /// link: what a symbolic link's target says (a link linked into
+    /// `objects/` would be a link there, not the text). Returns the bytes
+    /// the journal grew by, as [`Held::save`] does.
+    pub fn save_copy(&self, digest: Digest, bytes: &[u8], sync: bool) -> io::Result<u64> {
+        let object = format!("{OBJECTS}/{}", digest.hex());
+        if self.journal.dir().stat_at(&object).is_ok() {
+            return Ok(0);
+        }
+        self.put(&object, bytes, sync)?;
+        Ok(on_disk(bytes.len() as u64))
+    }
+
     fn objects_missing(&self) -> bool {
         self.journal
             .dir()

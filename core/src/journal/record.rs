@@ -43,6 +43,10 @@ pub struct State {
     /// Its modification time, ms since the epoch, where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mtime_ms: Option<i64>,
+    /// It is a symbolic link, not a file: the saved copy holds the link's
+    /// target, `size` its length (a link removed, or made again).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub link: bool,
 }
 
 /// One file of a change.
@@ -72,6 +76,14 @@ pub struct FileChange {
     /// be reverted.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unsaved: bool,
+}
+
+impl FileChange {
+    /// Whether the change removed a link or made one again: its path names
+    /// the link itself, never what it points to.
+    pub fn is_link(&self) -> bool {
+        self.old.iter().chain(&self.new).any(|s| s.link)
+    }
 }
 
 /// Who made a change: a person (the host's own commands) or a model (any

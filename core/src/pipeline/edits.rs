@@ -26,13 +26,11 @@ pub(super) fn check_target(
 ) -> Result<(), ToolError> {
     if target.resolved.kind != TargetKind::File {
         let display = &target.display;
-        return Err(if removing {
-            ToolError::invalid_param(format!(
-                "'{display}' is not a file (it does not exist, or is a directory), so the patch \
-                 cannot remove it. Nothing was written."
-            ))
-        } else {
-            ToolError::no_file_to_edit(display)
+        return Err(match (removing, target.resolved.kind) {
+            (true, TargetKind::Missing) => ToolError::no_file_to_remove(display),
+            (true, TargetKind::Directory) => ToolError::directory_to_remove(display),
+            (true, _) => ToolError::not_regular_file(),
+            (false, _) => ToolError::no_file_to_edit(display),
         });
     }
     if shared {

@@ -304,6 +304,10 @@ fn save_old(
     let io = |e: &std::io::Error| ToolError::journal_io(e);
     let now = match s.dir.stat_at(name) {
         Ok(stat) if stat.kind == EntryKind::File => stat,
+        // A link the change removes (only a removal expects one).
+        Ok(stat) if stat.kind == EntryKind::Symlink && s.temp.is_none() => {
+            return save_link(held, s, &stat, sync);
+        }
         Ok(stat) if stat.kind == EntryKind::Directory => return Err(ToolError::became_directory()),
         Ok(_) => return Err(ToolError::not_regular_file()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((None, 0, false)),
@@ -314,6 +318,7 @@ fn save_old(
             digest: String::new(),
             size: 0,
             mtime_ms: None,
+            link: false,
         };
         Ok((Some(state), 0, true))
     };
@@ -347,6 +352,32 @@ fn save_old(
         digest: digest.hex(),
         size: bytes.len() as u64,
         mtime_ms: now.modified.map(crate::journal::ms),
+        link: false,
+    };
+    Ok((Some(state), added, false))
+}
+
+/// Save the link `s` removes: its target's text, as a copy.
+fn save_link(
+    held: &Held<'_>,
+    s: &Staged<'_, '_>,
+    now: &fs::sys::Stat,
+    sync: bool,
+) -> Result<(Option<State>, u64, bool), ToolError> {
+    let io = |e: &std::io::Error| ToolError::journal_io(e);
+    let target = s
+        .dir
+        .read_link_at(s.name())
+        .map_err(|e| failure(&s.plan, &e))?
+        .ok_or_else(ToolError::not_regular_file)?;
+    let bytes = target.as_bytes();
+    let digest = held.journal().key().map_err(|e| io(&e))?.digest(bytes);
+    let added = held.save_copy(digest, bytes, sync).map_err(|e| io(&e))?;
+    let state = State {
+        digest: digest.hex(),
+        size: bytes.len() as u64,
+        mtime_ms: now.modified.map(crate::journal::ms),
+        link: true,
     };
     Ok((Some(state), added, false))
 }
@@ -363,7 +394,7 @@ fn put_back(held: &Held<'_>, done: &[Staged<'_, '_>], record: &Record) {
             }
             Some(_) if file.unsaved => {}
             Some(old) => {
-                let _ = restore_into(held.journal(), &old.digest, &s.dir, name);
+                let _ = restore_into(held.journal(), old, &s.dir, name);
             }
         }
     }

@@ -49,6 +49,9 @@ pub(super) struct Ready<'r> {
     pub(super) note: bool,
     /// A patch's move: `to '…'` on the old path, `from '…'` on the new.
     pub(super) moved: Option<String>,
+    /// The file is a symbolic link, removed as itself (`old` its own size
+    /// and time).
+    pub(super) link: bool,
 }
 
 /// What a change of several files is, for its headline.
@@ -147,9 +150,10 @@ fn run(roots: &Roots, request: &ManyRequest, config: &Config) -> Result<Group, T
 impl<'r> Ready<'r> {
     /// The file as the commit takes it.
     pub(super) fn planned<'a>(&'a self) -> Planned<'r, 'a> {
-        let as_read = self
-            .old
-            .map(|(len, modified)| Unchanged::File { len, modified });
+        let as_read = self.old.map(|(len, modified)| match self.link {
+            true => Unchanged::Link { len, modified },
+            false => Unchanged::File { len, modified },
+        });
         Planned {
             target: &self.target,
             content: if self.delete {
@@ -185,6 +189,7 @@ impl<'r> Ready<'r> {
             shared: p.shared,
             delete: false,
             moved: None,
+            link: false,
         }
     }
 }

@@ -131,6 +131,34 @@ impl Outcome {
         }
     }
 
+    /// The outcome of removing a symbolic link whose target's text is
+    /// `len` bytes long: `diff` shows it going.
+    pub(super) fn link_removed(len: u64, diff: DiffSummary) -> Outcome {
+        Outcome {
+            operation: Operation::Delete,
+            original_size: len,
+            split_links: false,
+            format: FormatKept {
+                encoding: TextEncoding::Utf8 { bom: false },
+                line_endings: None,
+                endings_converted: false,
+                converted_from: None,
+                old_not_text: false,
+                binary: false,
+            },
+            diff,
+            unchanged: false,
+            new_size: 0,
+            new_lines: 0,
+            applied: false,
+            committed: None,
+            lock: None,
+            change_id: None,
+            edits: Vec::new(),
+            merged: false,
+        }
+    }
+
     /// The target is a file with other hard links, replaced without being
     /// read: an update whose old side is unknown, so the preview is not the
     /// whole change.
@@ -219,6 +247,12 @@ impl Outcome {
             form: write_tool_wire::Form::Compact,
         }
     }
+}
+
+/// A symbolic link as a diff shows it: one line naming where it points
+/// (its target is text the journal keeps, never what it points to).
+pub(super) fn link_text(to: &str) -> String {
+    format!("(a symbolic link to '{to}')\n")
 }
 
 /// `text` cut to at most `max` bytes, at a character boundary.

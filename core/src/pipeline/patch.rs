@@ -16,6 +16,8 @@ use write_tool_wire::request::ToolName;
 
 use crate::edit::patch::FileOp;
 use crate::error::ToolError;
+use crate::fs::sys::Kind as EntryKind;
+use crate::fs::{self, TargetKind};
 use crate::journal::Kind;
 use crate::params::{PatchRequest, Request};
 use crate::roots::Roots;
@@ -158,6 +160,7 @@ fn moved<'r>(
         delete: true,
         note: false,
         moved: Some(format!("to '{to}'")),
+        link: false,
     };
     one.moved = Some(format!("from '{from}'"));
     one.expect_unchanged = true;
@@ -207,9 +210,73 @@ fn removal<'r>(
     config: &Config,
 ) -> Result<Ready<'r>, ToolError> {
     let request = file_request(path, dry_run);
+    if let Some(link) = link_removal(roots, &request, config)? {
+        return Ok(link);
+    }
     let mut gone = prepared(roots, &request, Source::Remove, config)?;
     gone.delete = true;
     Ok(gone)
+}
+
+/// The link at `request`'s path, to be removed as itself, as `rm` and
+/// git remove a link (`docs/contract.md#patch`); `None` when the last
+/// name is not a link. Links above it are followed; where the link points
+/// does not matter, since nothing there is read or changed: its place is
+/// checked (protected paths, read-only roots), its target's text is what
+/// the journal keeps to make it again.
+fn link_removal<'r>(
+    roots: &'r Roots,
+    request: &Request,
+    config: &Config,
+) -> Result<Option<Ready<'r>>, ToolError> {
+    if request.path.ends_with('/') {
+        return Ok(None);
+    }
+    let target = target::resolve_as(roots, request.tool, &request.path, false)?;
+    if target.resolved.kind != TargetKind::Link {
+        return Ok(None);
+    }
+    target.check_place(config)?;
+    if config.read_only && !request.dry_run {
+        return Err(ToolError::read_only_root());
+    }
+    let dir = fs::walk(target.root, target.resolved.parent()).map_err(|e| fs::walk::error(&e))?;
+    let name = target.resolved.file_name();
+    let stat = dir
+        .stat_at(name)
+        .map_err(|e| fs::io_error(&e, "resolving the path"))?;
+    let to = match stat.kind {
+        EntryKind::Symlink => match dir.read_link_at(name) {
+            Err(e) if fs::sys::is_sandbox_refusal(&e) => {
+                return Err(ToolError::unreadable_link(&target.display));
+            }
+            Err(e) => return Err(fs::io_error(&e, "resolving the path")),
+            Ok(Some(to)) if to.starts_with('/') => {
+                return Err(ToolError::unreadable_link(&target.display));
+            }
+            Ok(to) => to,
+        },
+        _ => None,
+    };
+    let Some(to) = to else {
+        // Swapped since the walk, or a target that is not text (which
+        // the journal could not make again).
+        return Err(ToolError::replaced_while_read());
+    };
+    let shown = super::outcome::link_text(&to);
+    let diff = crate::diff::diff(&shown, "", &target.display, &config.diff);
+    Ok(Some(Ready {
+        outcome: super::outcome::Outcome::link_removed(stat.len, diff),
+        target,
+        bytes: Vec::new(),
+        old: Some((stat.len, stat.modified)),
+        expect_unchanged: true,
+        shared: false,
+        delete: true,
+        note: false,
+        moved: None,
+        link: true,
+    }))
 }
 
 /// A patch of one added or updated file, on a host with no journal:

@@ -27,7 +27,7 @@ use crate::journal::{FileChange, Held, Key, Kind, Pending, Record, ms};
 use crate::roots::Roots;
 
 use super::config::Config;
-use super::restore::{forget_link, forget_link_of, holds, restore_into};
+use super::restore::{forget_link, forget_link_of, holds_state, restore_into};
 use super::stage::{ParentDir, parent_of};
 use super::target;
 
@@ -117,7 +117,9 @@ fn left<'r, 'c>(
         if temp.as_deref().is_some_and(|t| !fs::temps::is_temp_name(t)) {
             continue;
         }
-        let Ok(target) = target::resolve(roots, ToolName::WriteFile, path) else {
+        let change = record.and_then(|r| r.files.get(i));
+        let link = change.is_some_and(FileChange::is_link);
+        let Ok(target) = target::resolve_as(roots, ToolName::WriteFile, path, !link) else {
             continue;
         };
         if target.check_writable(false, config).is_err() {
@@ -130,7 +132,7 @@ fn left<'r, 'c>(
             dir,
             name: target.resolved.file_name().to_owned(),
             temp: temp.clone(),
-            change: record.and_then(|r| r.files.get(i)),
+            change,
             key,
         });
     }
@@ -148,7 +150,7 @@ impl Left<'_, '_> {
     /// removal).
     fn is_new(&self, change: &FileChange) -> bool {
         match &change.new {
-            Some(new) => holds(self.key, &self.dir, &self.name, &new.digest),
+            Some(new) => holds_state(self.key, &self.dir, &self.name, new),
             None => self.dir.stat_at(&self.name).is_err(),
         }
     }
@@ -160,10 +162,11 @@ impl Left<'_, '_> {
             (None, Err(e)) => e.kind() == io::ErrorKind::NotFound,
             (None, Ok(_)) | (Some(_), Err(_)) => false,
             (Some(_), Ok(stat)) if change.unsaved => stat.kind == fs::sys::Kind::File,
+            (Some(old), Ok(_)) if old.link => holds_state(self.key, &self.dir, &self.name, old),
             (Some(old), Ok(stat)) => {
                 stat.kind == fs::sys::Kind::File
                     && (stat.len == old.size && stat.modified.map(ms) == old.mtime_ms
-                        || holds(self.key, &self.dir, &self.name, &old.digest))
+                        || holds_state(self.key, &self.dir, &self.name, old))
             }
         }
     }
@@ -215,7 +218,7 @@ impl Left<'_, '_> {
         }
         match &change.old {
             Some(_) if change.unsaved => Ok(()),
-            Some(old) => restore_into(held.journal(), &old.digest, &self.dir, &self.name),
+            Some(old) => restore_into(held.journal(), old, &self.dir, &self.name),
             None => self.dir.unlink_at(&self.name),
         }
     }

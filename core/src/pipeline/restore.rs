@@ -5,20 +5,26 @@ use std::io;
 
 use crate::fs::sys::Kind as EntryKind;
 use crate::fs::{self, Dir};
-use crate::journal::{Journal, Key, ObjectError};
+use crate::journal::{Journal, Key, ObjectError, State};
 
-/// Put the saved content `digest` at `name` in `dir`, through a temp file.
+/// Put the saved content `state` names at `name` in `dir`, through a
+/// temp file (a temp link, for a link's state).
 pub(super) fn restore_into(
     journal: &Journal,
-    digest: &str,
+    state: &State,
     dir: &Dir,
     name: &str,
 ) -> io::Result<()> {
-    let bytes = journal.object(digest).map_err(|e| match e {
+    let bytes = journal.object(&state.digest).map_err(|e| match e {
         ObjectError::Io(e) => e,
         _ => io::Error::from(io::ErrorKind::InvalidData),
     })?;
-    let (temp, _) = fs::stage(dir, None, &bytes, fs::Durability::Full)?;
+    let (temp, _) = if state.link {
+        let target = std::str::from_utf8(&bytes).map_err(|_| io::ErrorKind::InvalidData)?;
+        fs::stage_link(dir, None, target)?
+    } else {
+        fs::stage(dir, None, &bytes, fs::Durability::Full)?
+    };
     dir.rename_at(&temp, name).inspect_err(|_| {
         let _ = dir.unlink_at(&temp);
     })
@@ -39,6 +45,23 @@ fn current(dir: &Dir, name: &str) -> Option<Vec<u8>> {
 /// Whether the file `name` in `dir` holds the content `digest` names.
 pub(super) fn holds(key: &Key, dir: &Dir, name: &str, digest: &str) -> bool {
     current(dir, name).is_some_and(|bytes| key.matches(digest, &bytes))
+}
+
+/// Whether `name` in `dir` is what `state` says: a file holding its
+/// content, or a link to its target.
+pub(super) fn holds_state(key: &Key, dir: &Dir, name: &str, state: &State) -> bool {
+    if !state.link {
+        return holds(key, dir, name, &state.digest);
+    }
+    let is_link = dir
+        .stat_at(name)
+        .is_ok_and(|s| s.kind == EntryKind::Symlink);
+    is_link
+        && dir
+            .read_link_at(name)
+            .ok()
+            .flatten()
+            .is_some_and(|target| key.matches(&state.digest, target.as_bytes()))
 }
 
 /// After a change that did not happen: if the journal's saved content

@@ -79,6 +79,9 @@ enum Current {
     Read(Vec<u8>, Option<SystemTime>),
     /// A file with other hard links, never read: its size and time.
     Shared(u64, Option<SystemTime>),
+    /// A symbolic link, where the changes removed or made one: its
+    /// target's text and its own time.
+    Link(Vec<u8>, Option<SystemTime>),
 }
 
 /// One file of a revert, looked at.
@@ -196,7 +199,10 @@ fn plan<'r>(
         if let Some(id) = &net.unsaved {
             return Err(ToolError::unrevertable(&net.path, id));
         }
-        let target = target::resolve(roots, ToolName::WriteFile, &net.path).map_err(named)?;
+        // A link removed or made again is the link itself, not followed.
+        let link = net.restore.iter().chain(&net.expected).any(|s| s.link);
+        let target =
+            target::resolve_as(roots, ToolName::WriteFile, &net.path, !link).map_err(named)?;
         target.check_writable(false, config).map_err(named)?;
         let current = read_current(&target)?;
         let restored = match &net.restore {
@@ -212,7 +218,12 @@ fn plan<'r>(
             .map_err(|e| fs::io_error(&e, "reading the journal"))?;
         let holds_expected = match (&current, &net.expected) {
             (Current::Missing, None) => true,
-            (Current::Read(bytes, _), Some(state)) => key.matches(&state.digest, bytes),
+            (Current::Read(bytes, _), Some(state)) if !state.link => {
+                key.matches(&state.digest, bytes)
+            }
+            (Current::Link(bytes, _), Some(state)) if state.link => {
+                key.matches(&state.digest, bytes)
+            }
             _ => false,
         };
         planned.push(Looked {
@@ -241,9 +252,9 @@ fn check(
             continue;
         }
         conflicts.push(p.net.path.clone());
-        if let Current::Read(bytes, _) = &p.current {
-            let before = text(Some(bytes));
-            let after = text(p.restored.as_deref());
+        if let Current::Read(..) | Current::Link(..) = &p.current {
+            let before = p.before_text();
+            let after = p.after_text();
             lost.push_str(&diff::diff(&before, &after, &p.net.path, &config.diff).preview);
         }
     }
@@ -265,6 +276,25 @@ fn check(
 }
 
 impl Looked<'_> {
+    /// What the file holds now, as a diff shows it.
+    fn before_text(&self) -> String {
+        match &self.current {
+            Current::Read(bytes, _) => text(Some(bytes)),
+            Current::Link(to, _) => super::outcome::link_text(&String::from_utf8_lossy(to)),
+            Current::Missing | Current::Shared(..) => String::new(),
+        }
+    }
+
+    /// What the revert puts back, as a diff shows it.
+    fn after_text(&self) -> String {
+        match (&self.net.restore, &self.restored) {
+            (Some(state), Some(to)) if state.link => {
+                super::outcome::link_text(&String::from_utf8_lossy(to))
+            }
+            _ => text(self.restored.as_deref()),
+        }
+    }
+
     /// The file as the commit takes it: the restored content, expected to
     /// find the file as it was looked at.
     fn planned(&self) -> Planned<'_, '_> {
@@ -284,6 +314,13 @@ impl Looked<'_> {
             Current::Shared(len, modified) => (
                 Unchanged::File {
                     len: *len,
+                    modified: *modified,
+                },
+                None,
+            ),
+            Current::Link(bytes, modified) => (
+                Unchanged::Link {
+                    len: bytes.len() as u64,
                     modified: *modified,
                 },
                 None,
@@ -315,6 +352,13 @@ fn read_current(target: &Target<'_>) -> Result<Current, ToolError> {
     let dir = fs::walk(target.root, resolved.parent()).map_err(|e| fs::walk::error(&e))?;
     let name = resolved.file_name();
     match dir.stat_at(name) {
+        // Only a walk that leaves the last link unfollowed sees one.
+        Ok(stat) if stat.kind == EntryKind::Symlink => {
+            match dir.read_link_at(name).map_err(reading)? {
+                Some(to) => Ok(Current::Link(to.into_bytes(), stat.modified)),
+                None => Err(ToolError::not_regular_file()),
+            }
+        }
         Ok(stat) if stat.kind == EntryKind::File && stat.link_count > 1 => {
             Ok(Current::Shared(stat.len, stat.modified))
         }
@@ -343,12 +387,15 @@ fn text(bytes: Option<&[u8]>) -> String {
 fn file_of(p: &Looked<'_>, config: &Config) -> GroupFile {
     let (before, shared_now) = match &p.current {
         Current::Missing => (None, false),
-        Current::Read(bytes, _) => (Some(&bytes[..]), false),
+        Current::Read(bytes, _) | Current::Link(bytes, _) => (Some(&bytes[..]), false),
         Current::Shared(..) => (None, true),
     };
     let after = p.restored.as_deref();
     let exists = !matches!(p.current, Current::Missing);
-    let changes = shared_now || before != after;
+    // A link and a file holding its target's text are not the same.
+    let kind_changes =
+        matches!(p.current, Current::Link(..)) != p.net.restore.as_ref().is_some_and(|s| s.link);
+    let changes = shared_now || before != after || (before.is_some() && kind_changes);
     let operation = match (exists, after) {
         (false, _) => Operation::Create,
         (true, None) => Operation::Delete,
@@ -358,7 +405,7 @@ fn file_of(p: &Looked<'_>, config: &Config) -> GroupFile {
         // Its content may be a file outside the root's: not shown.
         diff::DiffSummary::default()
     } else {
-        diff::diff(&text(before), &text(after), &p.net.path, &config.diff)
+        diff::diff(&p.before_text(), &p.after_text(), &p.net.path, &config.diff)
     };
     GroupFile {
         path: p.net.path.clone(),

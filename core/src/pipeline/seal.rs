@@ -119,7 +119,9 @@ fn last_change(held: &Held<'_>) -> Result<Vec<(String, Option<String>)>, ToolErr
 /// Whether the file `path` (as a record names it) holds what `digest`
 /// names now; for `None`, whether it is absent.
 fn holds_now(roots: &Roots, key: &Key, path: &str, digest: Option<&str>) -> bool {
-    let Ok(target) = target::resolve(roots, ToolName::WriteFile, path) else {
+    // A record names the place it changed, never a link to it, unless
+    // the change was to a link itself (removed, or made again).
+    let Ok(target) = target::resolve_as(roots, ToolName::WriteFile, path, false) else {
         return false;
     };
     let Ok(dir) = parent_of(&target) else {
@@ -127,6 +129,11 @@ fn holds_now(roots: &Roots, key: &Key, path: &str, digest: Option<&str>) -> bool
     };
     let name = target.resolved.file_name();
     match digest {
+        Some(digest) if target.resolved.kind == crate::fs::TargetKind::Link => dir
+            .read_link_at(name)
+            .ok()
+            .flatten()
+            .is_some_and(|to| key.matches(digest, to.as_bytes())),
         Some(digest) => holds(key, &dir, name, digest),
         None => dir
             .stat_at(name)

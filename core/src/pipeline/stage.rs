@@ -90,6 +90,7 @@ impl Staged<'_, '_> {
                 digest: key.digest(bytes).hex(),
                 size: bytes.len() as u64,
                 mtime_ms: self.modified.map(crate::journal::ms),
+                link: false,
             }),
             Content::Saved(state) => Some(state.clone()),
             Content::Remove => None,
@@ -132,7 +133,7 @@ pub(super) fn stage<'r, 'a>(
         let written = match plan.content {
             Content::Remove => None,
             Content::Bytes(bytes) => Some(fs::stage(&dir, temp, bytes, config.durability)?),
-            Content::Saved(state) => Some(stage_saved(journal, &state.digest, &dir, temp)?),
+            Content::Saved(state) => Some(stage_saved(journal, state, &dir, temp)?),
         };
         Ok((dir, written))
     });
@@ -160,17 +161,24 @@ pub(super) fn stage<'r, 'a>(
 /// file with other hard links in every later write (its content kept out
 /// of the envelope, its format not kept), and a program writing it in
 /// place would change the journal's copy.
+///
+/// A link's state is staged as a temp link to the saved target, placed
+/// as a file is.
 fn stage_saved(
     journal: Option<&Journal>,
-    digest: &str,
+    state: &State,
     dir: &Dir,
     temp: Option<&str>,
 ) -> io::Result<(String, fs::sys::Stat)> {
     let journal = journal.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
-    let bytes = journal.object(digest).map_err(|e| match e {
+    let bytes = journal.object(&state.digest).map_err(|e| match e {
         crate::journal::ObjectError::Io(e) => e,
         _ => io::Error::from(io::ErrorKind::InvalidData),
     })?;
+    if state.link {
+        let target = std::str::from_utf8(&bytes).map_err(|_| io::ErrorKind::InvalidData)?;
+        return fs::stage_link(dir, temp, target);
+    }
     fs::stage(dir, temp, &bytes, fs::Durability::Full)
 }
 

@@ -40,9 +40,25 @@ pub(super) fn resolve<'r>(
     tool: ToolName,
     path: &str,
 ) -> Result<Target<'r>, ToolError> {
+    resolve_as(roots, tool, path, true)
+}
+
+/// Place `path` for a call to `tool` and walk it, a link as its last name
+/// followed or not (`fs::resolve_unfollowed`: a link removed, or made
+/// again, is the link itself).
+pub(super) fn resolve_as<'r>(
+    roots: &'r Roots,
+    tool: ToolName,
+    path: &str,
+    follow_last: bool,
+) -> Result<Target<'r>, ToolError> {
     let located = roots.locate(tool, path)?;
     let rel = located.rel.clone();
-    let resolved = fs::resolve(located.dir, located.rel)?;
+    let resolved = if follow_last {
+        fs::resolve(located.dir, located.rel)?
+    } else {
+        fs::resolve_unfollowed(located.dir, located.rel)?
+    };
     Ok(Target {
         display: prefixed(located.prefix, resolved.display()),
         root: located.dir,
@@ -73,7 +89,8 @@ impl Target<'_> {
             )),
             TargetKind::Directory => Err(ToolError::is_directory()),
             TargetKind::Other => Err(ToolError::not_regular_file()),
-            TargetKind::Missing | TargetKind::File => Ok(()),
+            // A link left unfollowed is only ever removed, or made again.
+            TargetKind::Missing | TargetKind::File | TargetKind::Link => Ok(()),
         }
     }
 
@@ -111,7 +128,8 @@ impl Target<'_> {
         }
         // Only host patterns care (`.git` is matched in any case anyway).
         let folds_case = config.protection.has_patterns() && {
-            let existing = resolved.existing_dirs + usize::from(resolved.kind == TargetKind::File);
+            let existing = resolved.existing_dirs
+                + usize::from(matches!(resolved.kind, TargetKind::File | TargetKind::Link));
             fs::folds_case(self.root, &resolved.names, existing)
         };
         config.protection.check(&resolved.names, folds_case)?;

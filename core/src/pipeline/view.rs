@@ -145,7 +145,8 @@ fn run(
     match kind {
         TargetKind::Missing => Err(ToolError::nothing_to_view(&target.display)),
         TargetKind::File if dir_only => Err(ToolError::slash_but_a_file()),
-        TargetKind::Other => Err(ToolError::not_regular_file()),
+        // `resolve` follows every link.
+        TargetKind::Other | TargetKind::Link => Err(ToolError::not_regular_file()),
         TargetKind::Directory => walked(target.root, &target.resolved.names, |dir| {
             directory(
                 target.root,

@@ -5,9 +5,8 @@ use http_body_util::{BodyExt as _, Limited};
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
-use write_tool_wire::Status;
 
-use super::{Body, Files, done, error, failed, query};
+use super::{Body, Files, done, error, query};
 use crate::auth::Caller;
 use crate::transfer::Deadline;
 
@@ -119,29 +118,31 @@ impl Files {
                 "A path with a line break cannot be deleted through a patch.",
             );
         }
-        // The full form: its `path_resolved` is the file to delete.
-        let seen = self
-            .call("view", json!({"path": name, "envelope": "full"}), caller)
-            .await;
-        // A retried keyed DELETE finds the file gone: the patch it sent
-        // (the file's own path, as a first DELETE had to name it) is sent
-        // again, and the journal answers it as it answered the first.
-        let gone = seen.text.contains(write_tool_wire::messages::NOTHING_THERE);
-        if let (true, Some(key), Some(resolved)) = (gone, &key, lexical(self.root.path(), name)) {
-            return self
-                .delete_patch(&resolved, Some(key.clone()), caller)
-                .await;
-        }
-        if seen.status == Status::Error {
-            return failed(&seen, false);
-        }
-        if seen
-            .data
-            .as_ref()
-            .and_then(|d| d.view.as_ref())
-            .map(|v| v.kind)
-            == Some(write_tool_wire::ViewKind::Directory)
-        {
+        // Named as a patch names it: relative to the root (a patch trims
+        // a path's blanks, and names no other root's file). The patch
+        // resolves it as `rm` would: a link above the file is followed, a
+        // link as the last name is the link, removed as itself.
+        let rel = match name.strip_prefix('/') {
+            Some(_) => std::path::Path::new(name)
+                .strip_prefix(self.root.path())
+                .ok()
+                .and_then(|p| p.to_str()),
+            None => Some(name),
+        };
+        let Some(rel) = rel.filter(|r| !r.is_empty() && r.trim() == *r) else {
+            return error(
+                StatusCode::FORBIDDEN,
+                "INVALID_PARAM",
+                "This path cannot be deleted through a patch (blanks at its ends, or a file \
+                 outside the project root).",
+            );
+        };
+        let patch = format!("*** Begin Patch\n*** Delete File: {rel}\n*** End Patch\n");
+        let mut arguments = json!({"input": patch});
+        keyed(&mut arguments, key);
+        let envelope = self.call("apply_patch", arguments, caller).await;
+        let code = envelope.error.as_ref().map(|e| e.code);
+        if code == Some(write_tool_wire::ErrorCode::IsDirectory) {
             return error(
                 StatusCode::CONFLICT,
                 "IS_DIRECTORY",
@@ -149,46 +150,6 @@ impl Files {
                  remove directories. Delete the files in it one by one.",
             );
         }
-        // The file view resolved, named as a patch can name it: a patch
-        // trims a path's blanks, and names no other root's file.
-        let resolved = seen.context.path_resolved.clone().unwrap_or_default();
-        if resolved.is_empty() || resolved.trim() != resolved || resolved.starts_with('/') {
-            return error(
-                StatusCode::FORBIDDEN,
-                "INVALID_PARAM",
-                "This path cannot be deleted through a patch (blanks at its ends, or a file \
-                 outside the project root).",
-            );
-        }
-        // A link on the way (the file itself, or a directory above it) is
-        // not followed to delete what it leads to: `rm` would remove the
-        // link, the patch would remove its target and leave the link
-        // dangling. Neither is done; the answer names the file's own path.
-        if lexical(self.root.path(), name).as_deref() != Some(resolved.as_str()) {
-            return error(
-                StatusCode::CONFLICT,
-                "INVALID_PARAM",
-                &format!(
-                    "'{name}' reaches '{resolved}' through a link; nothing was deleted. \
-                     write-tool does not remove links: to delete the file, DELETE '{resolved}'."
-                ),
-            );
-        }
-        self.delete_patch(&resolved, key, caller).await
-    }
-
-    /// Delete `resolved`, a path inside the root with no link on the way,
-    /// as a patch.
-    async fn delete_patch(
-        &self,
-        resolved: &str,
-        key: Option<String>,
-        caller: &Caller,
-    ) -> Response<Body> {
-        let patch = format!("*** Begin Patch\n*** Delete File: {resolved}\n*** End Patch\n");
-        let mut arguments = json!({"input": patch});
-        keyed(&mut arguments, key);
-        let envelope = self.call("apply_patch", arguments, caller).await;
         done(&envelope, false)
     }
 }
@@ -225,32 +186,6 @@ fn keyed(arguments: &mut Value, key: Option<String>) {
     }
 }
 
-/// `name` as a path below `root` by its letters alone (an absolute path
-/// inside the root made relative, `.` and empty names dropped, `..` taken
-/// back): what `view` resolves it to when no link is on the way. `None`
-/// for a path that leaves the root.
-fn lexical(root: &std::path::Path, name: &str) -> Option<String> {
-    let rest = match name.strip_prefix('/') {
-        Some(_) => std::path::Path::new(name)
-            .strip_prefix(root)
-            .ok()?
-            .to_str()?
-            .to_owned(),
-        None => name.to_owned(),
-    };
-    let mut names: Vec<&str> = Vec::new();
-    for part in rest.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                names.pop()?;
-            }
-            part => names.push(part),
-        }
-    }
-    Some(names.join("/"))
-}
-
 /// The length of `bytes` (UTF-8 text) as a JSON string's contents: what
 /// the body weighs as the request the tool reads.
 fn escaped_len(bytes: &[u8]) -> usize {
@@ -280,11 +215,6 @@ mod tests {
         for bad in ["644", "0648", "00644", "0x64", ""] {
             assert!(!valid_mode(bad), "{bad}");
         }
-        let root = std::path::Path::new("/w");
-        assert_eq!(lexical(root, "./a//b/../c").as_deref(), Some("a/c"));
-        assert_eq!(lexical(root, "/w/a/b").as_deref(), Some("a/b"));
-        assert_eq!(lexical(root, "/elsewhere/a"), None);
-        assert_eq!(lexical(root, "a/../.."), None);
         assert_eq!(escaped_len(b"a\"\n\x01"), 1 + 2 + 2 + 6);
     }
 

@@ -98,6 +98,12 @@ def files_api(port, root):
     files.write("api/gone.txt", "bye\n")
     files.delete("api/gone.txt")
     assert not files.exists("api/gone.txt")
+    # A link is removed as itself, as `rm` removes it; its target stays.
+    files.write("api/kept.txt", "kept\n")
+    os.symlink("kept.txt", f"{root}/api/alias.txt")
+    files.delete("api/alias.txt")
+    assert not os.path.lexists(f"{root}/api/alias.txt")
+    assert files.read("api/kept.txt") == b"kept\n"
     try:
         files.delete("api/sub")
     except SandboxRequestError as err:

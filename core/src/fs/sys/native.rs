@@ -151,6 +151,20 @@ impl Dir {
         fs::hard_link(self.join(from), self.join(to))
     }
 
+    /// Make `name` a symbolic link to `target`; fails (`AlreadyExists`)
+    /// when `name` exists.
+    pub fn symlink_at(&self, target: &str, name: &str) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(target, self.join(name))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (target, name);
+            Err(io::ErrorKind::Unsupported.into())
+        }
+    }
+
     /// Set the modification time of the file `name` to now.
     pub fn touch_at(&self, name: &str) -> io::Result<()> {
         fs::File::options()

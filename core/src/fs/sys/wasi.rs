@@ -186,6 +186,12 @@ impl Dir {
             .map_err(error)
     }
 
+    /// Make `name` a symbolic link to `target`; fails (`AlreadyExists`)
+    /// when `name` exists.
+    pub fn symlink_at(&self, target: &str, name: &str) -> io::Result<()> {
+        self.descriptor.symlink_at(target, name).map_err(error)
+    }
+
     /// Set the modification time of the file `name` to now.
     pub fn touch_at(&self, name: &str) -> io::Result<()> {
         self.descriptor
