@@ -321,6 +321,59 @@ mod tests {
         assert_eq!(held.pending().unwrap(), None);
     }
 
+    /// A patch that removed a link and a file, whose writer died after
+    /// the link went, and whose file a person changed meanwhile: the
+    /// change is rolled back, and the link made again as it was (to its
+    /// own target, not a file holding the target's text).
+    #[test]
+    #[cfg(unix)]
+    fn a_dead_writers_link_removal_is_rolled_back_to_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let (roots, mut config) = crate::pipeline::testing::journaled(dir.path(), 1000);
+        config.allow_delete = true;
+        let root_path = dir.path().join("root");
+        std::fs::write(root_path.join("x.txt"), "x\n").unwrap();
+        std::os::unix::fs::symlink("x.txt", root_path.join("link")).unwrap();
+        std::fs::write(root_path.join("gone.txt"), "old\n").unwrap();
+        let patch = "*** Begin Patch\n*** Delete File: link\n*** Delete File: gone.txt\n\
+                     *** End Patch\n";
+        let env = crate::pipeline::call(
+            &roots,
+            serde_json::json!({"name": "apply_patch", "arguments": {"input": patch}}).to_string(),
+            &config,
+        );
+        assert_eq!(env.status, write_tool_wire::Status::Success, "{}", env.text);
+        assert!(root_path.join("link").symlink_metadata().is_err());
+        // As the dead writer left it: the link gone, the file not yet, and
+        // a person's content in it since.
+        std::fs::write(root_path.join("gone.txt"), "a person's\n").unwrap();
+        let journal = config.journal.as_deref().unwrap();
+        let held = journal.lock().unwrap();
+        let (record, _) = held.last().unwrap().unwrap();
+        assert!(record.files[0].old.as_ref().is_some_and(|o| o.link));
+        let pending = Pending {
+            seq: record.seq,
+            temps: vec![("link".into(), None), ("gone.txt".into(), None)],
+            dirs: Vec::new(),
+        };
+        held.mark_pending(&pending).unwrap();
+        recover(&held, &roots, &config).unwrap();
+        assert_eq!(
+            std::fs::read_link(root_path.join("link")).unwrap(),
+            std::path::Path::new("x.txt")
+        );
+        assert_eq!(
+            std::fs::read_to_string(root_path.join("x.txt")).unwrap(),
+            "x\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(root_path.join("gone.txt")).unwrap(),
+            "a person's\n"
+        );
+        let (last, _) = held.last().unwrap().unwrap();
+        assert_eq!((last.kind, last.of), (Kind::Void, Some(record.seq)));
+    }
+
     /// A mark names only files a write may change and temp files of the
     /// tool's own names, or recovery passes them over: a forged mark
     /// (a journal some hand wrote) moves nothing into `.git` or from
