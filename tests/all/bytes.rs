@@ -184,3 +184,38 @@ fn write_many_refuses_bytes_and_writes_nothing() {
     );
     assert!(!p.exists("a.txt") && !p.exists("b.bin"));
 }
+
+/// `create_only` holds for bytes as for text: an existing file is refused
+/// and keeps its bytes. A file with other hard links is replaced without
+/// being read, as a text write replaces it: its other name keeps the old
+/// bytes, and nothing of them reaches the answer.
+#[test]
+fn bytes_keep_create_only_and_leave_a_hard_links_other_name_alone() {
+    let p = Project::journaled();
+    p.write("kept.bin", b"\x00secret\xff");
+    let before = p.tree();
+    let env = p.call(
+        json!({"path": "kept.bin", "content_base64": b64(b"\x01new"),
+        "create_only": true}),
+    );
+    env.assert_error("CONFLICT");
+    assert_eq!(p.tree(), before, "a refused create changes nothing");
+    let made = p.call(
+        json!({"path": "fresh.bin", "content_base64": b64(b"\x01new"),
+        "create_only": true}),
+    );
+    made.assert_status("success");
+    assert_eq!(p.read("fresh.bin"), b"\x01new");
+
+    std::fs::hard_link(p.path("kept.bin"), p.path("other.bin")).expect("hard link");
+    let env = p.call(json!({"path": "kept.bin", "content_base64": b64(b"\x02bytes")}));
+    assert_ne!(env.status, "error", "{env:#?}");
+    assert_eq!(p.read("kept.bin"), b"\x02bytes");
+    assert_eq!(
+        p.read("other.bin"),
+        b"\x00secret\xff",
+        "the other name keeps its bytes"
+    );
+    assert!(!env.text.contains("secret"), "{}", env.text);
+    assert!(!env.preview().contains("secret"), "{}", env.preview());
+}

@@ -148,3 +148,107 @@ fn a_revert_does_not_make_a_link_over_a_file_made_since() {
     assert!(env.text.contains("a person's file"), "{}", env.text);
     assert_eq!(p.tree(), before, "a refused revert changes nothing");
 }
+
+/// git's hooks directory named through a link (`core.hooksPath`) is
+/// protected where the link leads; removing the link would unprotect that
+/// place, and a link made again would run what was written there. It is
+/// refused, and the place stays protected.
+#[test]
+fn a_link_to_what_git_runs_is_refused_and_stays() {
+    let p = Project::journaled();
+    p.write(".git/config", "[core]\n\thooksPath = myhooks\n");
+    p.write("scripts/pre-commit", "#!/bin/sh\necho lint\n");
+    p.symlink("scripts", "myhooks");
+    let before = p.tree();
+    let env = delete(&p, "myhooks", false);
+    env.assert_error("ACCESS_DENIED");
+    assert!(
+        env.text.contains("a link to a protected place"),
+        "{}",
+        env.text
+    );
+    assert_eq!(p.tree(), before);
+    call(
+        &p,
+        json!({"path": "scripts/pre-commit", "content": "#!/bin/sh\necho pwned\n"}),
+    )
+    .assert_error("ACCESS_DENIED");
+    assert_eq!(
+        p.read_string("scripts/pre-commit"),
+        "#!/bin/sh\necho lint\n"
+    );
+}
+
+/// A line break in a link's target is shown escaped: it makes no line of
+/// its own in the preview.
+#[test]
+fn a_links_target_is_shown_on_one_line() {
+    let p = Project::journaled();
+    p.symlink("x')\n+evil", "odd");
+    let env = delete(&p, "odd", false);
+    env.assert_status("success");
+    let preview = &env.data().diff_preview;
+    assert!(!preview.contains("\n+evil"), "{preview}");
+    assert!(
+        preview.contains("-(a symbolic link to 'x\\')\\n+evil')"),
+        "{preview}"
+    );
+}
+
+/// A revert of a link's removal shows the link coming back; a link
+/// pointed elsewhere since is a change the revert of that revert does not
+/// undo: `CONFLICT`, showing where it points now, and the link stays.
+#[test]
+fn a_link_pointed_elsewhere_since_is_a_conflict() {
+    let p = Project::journaled();
+    p.write("x.txt", "x\n");
+    p.write("other.txt", "o\n");
+    p.symlink("x.txt", "link");
+    let env = delete(&p, "link", false);
+    let id = env.data().change_id.clone().expect("a recorded change");
+    let undone = call(&p, json!({"change_id": id}));
+    undone.assert_status("success");
+    assert_eq!(undone.data().files[0].operation, "create", "{undone:#?}");
+    let preview = &undone.data().diff_preview;
+    assert!(
+        preview.contains("+(a symbolic link to 'x.txt')"),
+        "{preview}"
+    );
+    std::fs::remove_file(p.path("link")).expect("unlink");
+    p.symlink("other.txt", "link");
+    let before = p.tree();
+    let again = undone.data().change_id.clone().expect("the revert's id");
+    let env = call(&p, json!({"change_id": again}));
+    env.assert_error("CONFLICT");
+    assert!(
+        env.text.contains("(a symbolic link to 'other.txt')"),
+        "{}",
+        env.text
+    );
+    assert_eq!(p.tree(), before, "a refused revert changes nothing");
+    assert_eq!(link_of(&p, "link").as_deref(), Some("other.txt"));
+}
+
+/// A link under a linked directory: the directory's link is followed, as
+/// every path's are, and the link at the end is removed as itself; the
+/// record names it where it is.
+#[test]
+fn a_link_under_a_linked_directory_is_removed_where_it_is() {
+    let p = Project::journaled();
+    p.write("real/x.txt", "x\n");
+    p.symlink("x.txt", "real/link.txt");
+    p.symlink("real", "alias");
+    let env = delete(&p, "alias/link.txt", false);
+    env.assert_status("success");
+    assert_eq!(env.data().files[0].path, "real/link.txt", "{env:#?}");
+    assert!(!p.exists("real/link.txt"));
+    assert_eq!(link_of(&p, "alias").as_deref(), Some("real"));
+    assert_eq!(p.read_string("real/x.txt"), "x\n");
+    // `link/` names what it leads to, as for `rm`: a file there is not a
+    // directory, and nothing goes.
+    p.symlink("x.txt", "real/again");
+    let before = p.tree();
+    let env = delete(&p, "real/again/", false);
+    assert_eq!(env.status, "error", "{env:#?}");
+    assert_eq!(p.tree(), before);
+}

@@ -33,15 +33,32 @@ impl ToolError {
 
     /// A link to remove whose target the tool cannot read: an absolute
     /// one, which the component's sandbox does not show (natively it
-    /// could, and is refused alike), so the journal could not make it
-    /// again.
+    /// could, and is refused alike), or one that is not UTF-8 text, so
+    /// the journal could not make it again.
     #[cold]
     pub fn unreadable_link(path: &str) -> Self {
         Self::new(
             ErrorKind::OutsideRoot,
             format!(
-                "'{path}' is a link to an absolute path, which this tool does not read: its \
-                 removal could not be undone, so nothing was deleted. Remove it outside the tool."
+                "'{path}' is a link to an absolute path, or to a name that is not UTF-8 text, \
+                 which this tool does not read: its removal could not be undone, so nothing was \
+                 deleted. Remove it outside the tool."
+            ),
+        )
+    }
+
+    /// A link to remove that leads to a protected place: git's
+    /// `core.hooksPath` or an include followed through it protect the
+    /// place, not the link's name, so its removal would leave that place
+    /// open to writes, and a link made again would hand git what was
+    /// written there.
+    #[cold]
+    pub fn protected_link(path: &str) -> Self {
+        Self::new(
+            ErrorKind::Protected,
+            format!(
+                "'{path}' is a link to a protected place: removing it would unprotect that \
+                 place, so nothing was deleted."
             ),
         )
     }

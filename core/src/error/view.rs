@@ -28,18 +28,6 @@ impl ToolError {
         )
     }
 
-    /// A patch's `Delete File` of a directory.
-    #[cold]
-    pub fn directory_to_remove(path: &str) -> Self {
-        Self::new(
-            ErrorKind::IsDirectory,
-            format!(
-                "'{path}' is a directory: a patch deletes files, each a change the journal can \
-                 take back, not directories. Nothing was written."
-            ),
-        )
-    }
-
     /// `view` of a file with other hard links, which the tool does not
     /// read: showing it would show a file that may lie beyond the project.
     #[cold]

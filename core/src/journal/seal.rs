@@ -32,6 +32,9 @@ pub struct Sealed {
     pub digest: Option<String>,
     /// Whether the file held it when sealed.
     pub held: bool,
+    /// What the change left is a symbolic link (`digest` its target's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub link: bool,
 }
 
 impl Journal {

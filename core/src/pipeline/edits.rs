@@ -26,11 +26,11 @@ pub(super) fn check_target(
 ) -> Result<(), ToolError> {
     if target.resolved.kind != TargetKind::File {
         let display = &target.display;
-        return Err(match (removing, target.resolved.kind) {
-            (true, TargetKind::Missing) => ToolError::no_file_to_remove(display),
-            (true, TargetKind::Directory) => ToolError::directory_to_remove(display),
-            (true, _) => ToolError::not_regular_file(),
-            (false, _) => ToolError::no_file_to_edit(display),
+        // `check_writable` refused a directory and a special file before.
+        return Err(if removing {
+            ToolError::no_file_to_remove(display)
+        } else {
+            ToolError::no_file_to_edit(display)
         });
     }
     if shared {

@@ -252,7 +252,9 @@ impl Outcome {
 /// A symbolic link as a diff shows it: one line naming where it points
 /// (its target is text the journal keeps, never what it points to).
 pub(super) fn link_text(to: &str) -> String {
-    format!("(a symbolic link to '{to}')\n")
+    // Escaped, so that a line break in a target cannot make lines of its
+    // own in the preview.
+    format!("(a symbolic link to '{}')\n", to.escape_debug())
 }
 
 /// `text` cut to at most `max` bytes, at a character boundary.

@@ -15,7 +15,7 @@ use write_tool_wire::envelope::Envelope;
 use write_tool_wire::request::ToolName;
 
 use crate::edit::patch::FileOp;
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 use crate::fs::sys::Kind as EntryKind;
 use crate::fs::{self, TargetKind};
 use crate::journal::Kind;
@@ -229,7 +229,13 @@ fn link_removal<'r>(
     request: &Request,
     config: &Config,
 ) -> Result<Option<Ready<'r>>, ToolError> {
-    if request.path.ends_with('/') {
+    // `link/` and `link/.` name what the link leads to, as for `rm`.
+    if request
+        .path
+        .rsplit('/')
+        .next()
+        .is_some_and(|last| last.is_empty() || last == ".")
+    {
         return Ok(None);
     }
     let target = target::resolve_as(roots, request.tool, &request.path, false)?;
@@ -237,6 +243,16 @@ fn link_removal<'r>(
         return Ok(None);
     }
     target.check_place(config)?;
+    // What git protects through a link (`core.hooksPath`, an include) is
+    // the place it leads to; with the link gone, that place would take
+    // writes, and the link made again would give git what they wrote.
+    if let Ok(followed) = target::resolve(roots, request.tool, &request.path)
+        && followed
+            .check_place(config)
+            .is_err_and(|e| e.kind() == ErrorKind::Protected)
+    {
+        return Err(ToolError::protected_link(&target.display));
+    }
     if config.read_only && !request.dry_run {
         return Err(ToolError::read_only_root());
     }
@@ -258,10 +274,12 @@ fn link_removal<'r>(
         },
         _ => None,
     };
-    let Some(to) = to else {
-        // Swapped since the walk, or a target that is not text (which
-        // the journal could not make again).
-        return Err(ToolError::replaced_while_read());
+    let to = match (stat.kind, to) {
+        (EntryKind::Symlink, Some(to)) => to,
+        // Not text: the journal could not make it again.
+        (EntryKind::Symlink, None) => return Err(ToolError::unreadable_link(&target.display)),
+        // Swapped since the walk.
+        _ => return Err(ToolError::replaced_while_read()),
     };
     let shown = super::outcome::link_text(&to);
     let diff = crate::diff::diff(&shown, "", &target.display, &config.diff);

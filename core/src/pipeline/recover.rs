@@ -374,6 +374,49 @@ mod tests {
         assert_eq!((last.kind, last.of), (Kind::Void, Some(record.seq)));
     }
 
+    /// The same patch's writer died before the link went, after the file
+    /// did: the change is finished, and the link itself removed, not what
+    /// it leads to (here, a file outside the root).
+    #[test]
+    #[cfg(unix)]
+    fn a_dead_writers_link_removal_is_finished_on_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let (roots, mut config) = crate::pipeline::testing::journaled(dir.path(), 1000);
+        config.allow_delete = true;
+        let root_path = dir.path().join("root");
+        std::fs::write(dir.path().join("outside.txt"), "outside\n").unwrap();
+        std::os::unix::fs::symlink("../outside.txt", root_path.join("up")).unwrap();
+        std::fs::write(root_path.join("gone.txt"), "old\n").unwrap();
+        let patch = "*** Begin Patch\n*** Delete File: up\n*** Delete File: gone.txt\n\
+                     *** End Patch\n";
+        let request = serde_json::json!({"name": "apply_patch", "arguments": {"input": patch}});
+        let env = crate::pipeline::call(&roots, request.to_string(), &config);
+        assert_eq!(env.status, write_tool_wire::Status::Success, "{}", env.text);
+        // As the dead writer left it: the file gone, the link not yet.
+        std::os::unix::fs::symlink("../outside.txt", root_path.join("up")).unwrap();
+        let journal = config.journal.as_deref().unwrap();
+        let held = journal.lock().unwrap();
+        let (record, _) = held.last().unwrap().unwrap();
+        let pending = Pending {
+            seq: record.seq,
+            temps: vec![("up".into(), None), ("gone.txt".into(), None)],
+            dirs: Vec::new(),
+        };
+        held.mark_pending(&pending).unwrap();
+        recover(&held, &roots, &config).unwrap();
+        assert!(
+            root_path.join("up").symlink_metadata().is_err(),
+            "the link went"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("outside.txt")).unwrap(),
+            "outside\n"
+        );
+        let (last, _) = held.last().unwrap().unwrap();
+        assert_eq!(last.seq, record.seq, "finished, not voided");
+        assert_eq!(held.pending().unwrap(), None);
+    }
+
     /// A mark names only files a write may change and temp files of the
     /// tool's own names, or recovery passes them over: a forged mark
     /// (a journal some hand wrote) moves nothing into `.git` or from

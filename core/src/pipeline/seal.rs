@@ -35,9 +35,14 @@ pub(super) fn seal(held: &Held<'_>, roots: &Roots, verified: &Value) -> Result<V
     let key = journal.key().map_err(io)?;
     let files = last_change(held)?
         .into_iter()
-        .map(|(path, digest)| {
-            let held = holds_now(roots, key, &path, digest.as_deref());
-            Sealed { path, digest, held }
+        .map(|(path, digest, link)| {
+            let held = holds_now(roots, key, &path, digest.as_deref(), link);
+            Sealed {
+                path,
+                digest,
+                held,
+                link,
+            }
         })
         .collect();
     let seal = Seal {
@@ -74,7 +79,7 @@ pub(super) fn check(held: &Held<'_>, roots: &Roots, verified: &Value) -> Result<
     }
     let key = journal.key().map_err(io)?;
     for file in &seal.files {
-        if file.held && !holds_now(roots, key, &file.path, file.digest.as_deref()) {
+        if file.held && !holds_now(roots, key, &file.path, file.digest.as_deref(), file.link) {
             problems.push(json!({"problem": "the file changed since the seal", "path": file.path}));
         }
     }
@@ -95,7 +100,7 @@ fn head_of(verify: &Value) -> Option<Head> {
 
 /// The files of the last change that stands (not voided), each with the
 /// digest of what it left there (`None`: no file).
-fn last_change(held: &Held<'_>) -> Result<Vec<(String, Option<String>)>, ToolError> {
+fn last_change(held: &Held<'_>) -> Result<Vec<(String, Option<String>, bool)>, ToolError> {
     let stack = Stack::read(held.journal())?;
     let mut last = Vec::new();
     held.journal()
@@ -107,7 +112,10 @@ fn last_change(held: &Held<'_>) -> Result<Vec<(String, Option<String>)>, ToolErr
                 last = r
                     .files
                     .into_iter()
-                    .map(|f| (f.path, f.new.map(|s| s.digest)))
+                    .map(|f| {
+                        let link = f.new.as_ref().is_some_and(|s| s.link);
+                        (f.path, f.new.map(|s| s.digest), link)
+                    })
                     .collect();
             }
             Ok(true)
@@ -117,11 +125,11 @@ fn last_change(held: &Held<'_>) -> Result<Vec<(String, Option<String>)>, ToolErr
 }
 
 /// Whether the file `path` (as a record names it) holds what `digest`
-/// names now; for `None`, whether it is absent.
-fn holds_now(roots: &Roots, key: &Key, path: &str, digest: Option<&str>) -> bool {
-    // A record names the place it changed, never a link to it, unless
-    // the change was to a link itself (removed, or made again).
-    let Ok(target) = target::resolve_as(roots, ToolName::WriteFile, path, false) else {
+/// names now — a file, or for `link` a symbolic link to the text it names;
+/// for `None`, whether it is absent.
+fn holds_now(roots: &Roots, key: &Key, path: &str, digest: Option<&str>, link: bool) -> bool {
+    // A link the change made is the link itself, not followed.
+    let Ok(target) = target::resolve_as(roots, ToolName::WriteFile, path, !link) else {
         return false;
     };
     let Ok(dir) = parent_of(&target) else {
@@ -129,11 +137,14 @@ fn holds_now(roots: &Roots, key: &Key, path: &str, digest: Option<&str>) -> bool
     };
     let name = target.resolved.file_name();
     match digest {
-        Some(digest) if target.resolved.kind == crate::fs::TargetKind::Link => dir
-            .read_link_at(name)
-            .ok()
-            .flatten()
-            .is_some_and(|to| key.matches(digest, to.as_bytes())),
+        Some(digest) if link => {
+            target.resolved.kind == crate::fs::TargetKind::Link
+                && dir
+                    .read_link_at(name)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|to| key.matches(digest, to.as_bytes()))
+        }
         Some(digest) => holds(key, &dir, name, digest),
         None => dir
             .stat_at(name)

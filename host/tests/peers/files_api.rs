@@ -454,7 +454,7 @@ fn a_delete_of_a_link_removes_the_link() {
         root.join("alias").symlink_metadata().is_ok(),
         "the linked directory stays"
     );
-    // Undone (the link's removal first, then the file's), both are back.
+    // Undone (the file's removal first, then the link's), both are back.
     for _ in 0..2 {
         let undo = Command::new(bin_str())
             .args(["--root", &root.display().to_string(), "undo"])
@@ -470,6 +470,25 @@ fn a_delete_of_a_link_removes_the_link() {
         std::fs::read_to_string(root.join("real/y.txt")).expect("y"),
         "y\n"
     );
+    // A name with blanks at its ends, which a patch would trim, is not the
+    // file without them; an absolute path is one inside the root or none.
+    for name in [
+        "%20real%2Fy.txt",
+        "real%2Fy.txt%20",
+        "%2Felsewhere%2Freal%2Fy.txt",
+    ] {
+        let answer = send(addr, "DELETE", &format!("/v1/files/{name}"), b"");
+        assert!(answer.starts_with("HTTP/1.1 403"), "{name}: {answer}");
+        assert!(root.join("real/y.txt").exists(), "{name}");
+    }
+    let absolute = root
+        .join("real/y.txt")
+        .display()
+        .to_string()
+        .replace('/', "%2F");
+    let answer = send(addr, "DELETE", &format!("/v1/files/{absolute}"), b"");
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+    assert!(!root.join("real/y.txt").exists());
 }
 
 /// A `PUT` or `DELETE` resent with its `Idempotency-Key` header
