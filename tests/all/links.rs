@@ -4,24 +4,9 @@
 //! link's target, so a revert makes the same link again, and a revert of
 //! that revert removes it once more.
 
-use std::sync::OnceLock;
-
 use serde_json::{Value, json};
-use write_tool::{Options, WriteTool};
 
-use crate::support::{Envelope, Project, decode, options};
-
-/// The tool of a host that lets patches delete.
-fn deleting() -> &'static WriteTool {
-    static TOOL: OnceLock<WriteTool> = OnceLock::new();
-    TOOL.get_or_init(|| {
-        WriteTool::new(Options {
-            allow_delete: true,
-            ..options()
-        })
-        .expect("component compiles")
-    })
-}
+use crate::support::{Envelope, Project, decode, deleting};
 
 fn call(p: &Project, arguments: Value) -> Envelope {
     decode(&deleting().call(p.root(), &arguments.to_string()))

@@ -2,24 +2,10 @@
 //! applied all or nothing, deleting and moving only where the host allows,
 //! revertible with the journal, and nothing changed by a patch that fails.
 
-use std::sync::OnceLock;
-
 use serde_json::json;
 use write_tool::{Options, WriteTool};
 
-use crate::support::{Envelope, Project, decode, options};
-
-/// The tool of a host that lets patches delete and move.
-fn deleting() -> &'static WriteTool {
-    static TOOL: OnceLock<WriteTool> = OnceLock::new();
-    TOOL.get_or_init(|| {
-        WriteTool::new(Options {
-            allow_delete: true,
-            ..options()
-        })
-        .expect("component compiles")
-    })
-}
+use crate::support::{Envelope, Project, decode, deleting, options};
 
 fn patch_with(tool: &WriteTool, p: &Project, patch: &str) -> Envelope {
     let request = json!({"name": "apply_patch", "arguments": {"input": patch}});

@@ -33,6 +33,19 @@ pub fn tool() -> &'static WriteTool {
     TOOL.get_or_init(|| WriteTool::new(options()).expect("component compiles"))
 }
 
+/// The tool of a host that lets patches delete and move
+/// (`--allow-delete`), one for the whole test binary as [`tool`] is.
+pub fn deleting() -> &'static WriteTool {
+    static TOOL: OnceLock<WriteTool> = OnceLock::new();
+    TOOL.get_or_init(|| {
+        WriteTool::new(Options {
+            allow_delete: true,
+            ..options()
+        })
+        .expect("component compiles")
+    })
+}
+
 /// A project root inside a temp directory, with an `outside/` directory and
 /// a canary file beside it, so that escapes have something to hit.
 pub struct Project {

@@ -113,39 +113,30 @@ impl Outcome {
     /// The outcome for a file's old name when a patch moves it: removed,
     /// its lines shown under the new name, not here.
     pub(super) fn moved_away(&self) -> Outcome {
-        Outcome {
-            operation: Operation::Delete,
-            original_size: self.original_size,
-            split_links: false,
-            format: self.format,
-            diff: DiffSummary::default(),
-            unchanged: false,
-            new_size: 0,
-            new_lines: 0,
-            applied: false,
-            committed: None,
-            lock: None,
-            change_id: None,
-            edits: Vec::new(),
-            merged: false,
-        }
+        Outcome::removed(self.original_size, self.format, DiffSummary::default())
     }
 
     /// The outcome of removing a symbolic link whose target's text is
     /// `len` bytes long: `diff` shows it going.
     pub(super) fn link_removed(len: u64, diff: DiffSummary) -> Outcome {
+        let format = FormatKept {
+            encoding: TextEncoding::Utf8 { bom: false },
+            line_endings: None,
+            endings_converted: false,
+            converted_from: None,
+            old_not_text: false,
+            binary: false,
+        };
+        Outcome::removed(len, format, diff)
+    }
+
+    /// A removal of `original_size` bytes, before its commit.
+    fn removed(original_size: u64, format: FormatKept, diff: DiffSummary) -> Outcome {
         Outcome {
             operation: Operation::Delete,
-            original_size: len,
+            original_size,
             split_links: false,
-            format: FormatKept {
-                encoding: TextEncoding::Utf8 { bom: false },
-                line_endings: None,
-                endings_converted: false,
-                converted_from: None,
-                old_not_text: false,
-                binary: false,
-            },
+            format,
             diff,
             unchanged: false,
             new_size: 0,
