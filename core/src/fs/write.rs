@@ -126,27 +126,19 @@ pub fn stage(
 }
 
 /// Stage a symbolic link to `target` under the temp name `temp` (or a
-/// fresh one) in `dir`,
-/// to be put in place as a staged file is (a revert that makes a removed
-/// link again): the same commit point, the same recovery.
+/// fresh one) in `dir`, to be put in place as a staged file is (a revert
+/// that makes a removed link again): the same commit point, the same
+/// recovery.
 pub fn stage_link(dir: &Dir, temp: Option<&str>, target: &str) -> io::Result<(String, Stat)> {
-    if let Some(name) = temp {
-        dir.symlink_at(target, name)?;
-        return Ok((name.to_owned(), dir.stat_at(name)?));
-    }
-    let mut last_err = None;
-    for attempt in 0..TEMP_NAME_ATTEMPTS {
-        let name = temps::temp_name(attempt);
-        match dir.symlink_at(target, &name) {
-            Ok(()) => {
-                let stat = dir.stat_at(&name)?;
-                return Ok((name, stat));
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
-            Err(e) => return Err(e),
+    let name = match temp {
+        Some(name) => {
+            dir.symlink_at(target, name)?;
+            name.to_owned()
         }
-    }
-    Err(last_err.unwrap_or_else(|| io::Error::from(io::ErrorKind::AlreadyExists)))
+        None => fresh_temp(|name| dir.symlink_at(target, name))?.0,
+    };
+    let stat = dir.stat_at(&name)?;
+    Ok((name, stat))
 }
 
 /// The second half: put the staged `temp` in `name`'s place (see
@@ -228,11 +220,16 @@ pub fn check_unchanged(dir: &Dir, name: &str, expected: Unchanged) -> io::Result
 }
 
 fn create_temp(dir: &Dir) -> io::Result<(String, super::sys::File)> {
+    fresh_temp(|name| dir.create_new_at(name))
+}
+
+/// `make` tried with fresh temp names until one is not taken.
+fn fresh_temp<T>(mut make: impl FnMut(&str) -> io::Result<T>) -> io::Result<(String, T)> {
     let mut last_err = None;
     for attempt in 0..TEMP_NAME_ATTEMPTS {
         let name = temps::temp_name(attempt);
-        match dir.create_new_at(&name) {
-            Ok(file) => return Ok((name, file)),
+        match make(&name) {
+            Ok(made) => return Ok((name, made)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
             Err(e) => return Err(e),
         }

@@ -220,10 +220,10 @@ fn removal<'r>(
 
 /// The link at `request`'s path, to be removed as itself, as `rm` and
 /// git remove a link (`docs/contract.md#patch`); `None` when the last
-/// name is not a link. Links above it are followed; where the link points
-/// does not matter, since nothing there is read or changed: its place is
-/// checked (protected paths, read-only roots), its target's text is what
-/// the journal keeps to make it again.
+/// name is not a link. Links above it are followed; what the link leads
+/// to is neither read nor changed, and counts only where it is protected.
+/// The link's own place is checked (protected paths, read-only roots), and
+/// its target's text is what the journal keeps to make it again.
 fn link_removal<'r>(
     roots: &'r Roots,
     request: &Request,
@@ -261,25 +261,19 @@ fn link_removal<'r>(
     let stat = dir
         .stat_at(name)
         .map_err(|e| fs::io_error(&e, "resolving the path"))?;
-    let to = match stat.kind {
-        EntryKind::Symlink => match dir.read_link_at(name) {
-            Err(e) if fs::sys::is_sandbox_refusal(&e) => {
-                return Err(ToolError::unreadable_link(&target.display));
-            }
-            Err(e) => return Err(fs::io_error(&e, "resolving the path")),
-            Ok(Some(to)) if to.starts_with('/') => {
-                return Err(ToolError::unreadable_link(&target.display));
-            }
-            Ok(to) => to,
-        },
-        _ => None,
-    };
-    let to = match (stat.kind, to) {
-        (EntryKind::Symlink, Some(to)) => to,
-        // Not text: the journal could not make it again.
-        (EntryKind::Symlink, None) => return Err(ToolError::unreadable_link(&target.display)),
+    if stat.kind != EntryKind::Symlink {
         // Swapped since the walk.
-        _ => return Err(ToolError::replaced_while_read()),
+        return Err(ToolError::replaced_while_read());
+    }
+    // An absolute target (which the component's sandbox does not read),
+    // or one that is not text: the journal could not make it again.
+    let to = match dir.read_link_at(name) {
+        Ok(Some(to)) if !to.starts_with('/') => to,
+        Ok(_) => return Err(ToolError::unreadable_link(&target.display)),
+        Err(e) if fs::sys::is_sandbox_refusal(&e) => {
+            return Err(ToolError::unreadable_link(&target.display));
+        }
+        Err(e) => return Err(fs::io_error(&e, "resolving the path")),
     };
     let shown = super::outcome::link_text(&to);
     let diff = crate::diff::diff(&shown, "", &target.display, &config.diff);

@@ -53,6 +53,11 @@ pub(super) fn holds_state(key: &Key, dir: &Dir, name: &str, state: &State) -> bo
     if !state.link {
         return holds(key, dir, name, &state.digest);
     }
+    holds_link(key, dir, name, &state.digest)
+}
+
+/// Whether `name` in `dir` is a symbolic link to the text `digest` names.
+pub(super) fn holds_link(key: &Key, dir: &Dir, name: &str, digest: &str) -> bool {
     let is_link = dir
         .stat_at(name)
         .is_ok_and(|s| s.kind == EntryKind::Symlink);
@@ -61,7 +66,7 @@ pub(super) fn holds_state(key: &Key, dir: &Dir, name: &str, state: &State) -> bo
             .read_link_at(name)
             .ok()
             .flatten()
-            .is_some_and(|target| key.matches(&state.digest, target.as_bytes()))
+            .is_some_and(|target| key.matches(digest, target.as_bytes()))
 }
 
 /// After a change that did not happen: if the journal's saved content

@@ -14,7 +14,7 @@ use crate::journal::{Head, Held, Key, Kind, Seal, Sealed, chain, ms};
 use crate::roots::Roots;
 
 use super::choose::Stack;
-use super::restore::holds;
+use super::restore::{holds, holds_link};
 use super::stage::parent_of;
 use super::target;
 
@@ -137,14 +137,7 @@ fn holds_now(roots: &Roots, key: &Key, path: &str, digest: Option<&str>, link: b
     };
     let name = target.resolved.file_name();
     match digest {
-        Some(digest) if link => {
-            target.resolved.kind == crate::fs::TargetKind::Link
-                && dir
-                    .read_link_at(name)
-                    .ok()
-                    .flatten()
-                    .is_some_and(|to| key.matches(digest, to.as_bytes()))
-        }
+        Some(digest) if link => holds_link(key, &dir, name, digest),
         Some(digest) => holds(key, &dir, name, digest),
         None => dir
             .stat_at(name)
