@@ -9,7 +9,7 @@ pub const TOOL_NAME: &str = "Write";
 
 /// The definition as a JSON value: `Write`'s, with every tool the
 /// component answers to a model under `tools` (`Write` first, then
-/// `Edit`, `edit_file`, `apply_patch` and `view`), so that a host reading
+/// `Edit`, `edit_file`, `apply_patch`, `view` and `append`), so that a host reading
 /// the top level gets `Write` as it always did; under `custom_tools`,
 /// `apply_patch` as an OpenAI custom tool held to a grammar; and under
 /// `anthropic_tools`, Anthropic's text editor, which the tool executes.
@@ -20,7 +20,8 @@ pub fn definition() -> Value {
         edit_definition(),
         edit_file_definition(),
         apply_patch_definition(),
-        view_definition()
+        view_definition(),
+        crate::pipeline::append::definition()
     ]);
     write["tools"] = tools;
     write["custom_tools"] = json!([apply_patch_freeform()]);

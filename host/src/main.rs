@@ -128,6 +128,7 @@ fn dispatch(
             path,
             dry_run,
             create_only,
+            append,
             as_given,
             content,
             content_file,
@@ -135,6 +136,7 @@ fn dispatch(
             let how = commands::WriteHow {
                 dry_run,
                 create_only,
+                append,
                 keep_format: !as_given,
             };
             commands::write(&tool, &root, &path, how, content, content_file, pretty)

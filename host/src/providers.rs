@@ -10,20 +10,9 @@ use std::str::FromStr;
 
 use serde_json::{Value, json};
 
-use crate::WriteTool;
+use write_tool_wire::{kinds, request};
 
-/// The tools handed to a model: the write, the edit, the look, and the
-/// journal's. `write_file` and `edit_file` (other clients' names for the
-/// same tools) are left out, so that a model is not offered one tool twice;
-/// `apply_patch` goes to OpenAI's models, which are trained on it.
-const HANDED: [&str; 6] = [
-    "Write",
-    "Edit",
-    "view",
-    "write_many",
-    "revert",
-    "checkpoint",
-];
+use crate::WriteTool;
 
 /// A model provider's API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,11 +45,15 @@ impl FromStr for Provider {
 pub fn definitions(tool: &WriteTool, provider: Provider) -> wasmtime::Result<Value> {
     let (listed, definition) = crate::mcp::listed(tool)?;
     let mut tools: Vec<Value> = Vec::new();
-    let mut handed: Vec<&str> = HANDED.to_vec();
-    if provider != Provider::Anthropic {
-        handed.insert(2, "apply_patch");
-    }
-    for name in handed {
+    // The registry's: the write, the edit, the look, the journal's and the
+    // append. `write_file` and `edit_file` (other clients' names for the
+    // same tools) are left out, so that a model is not offered one tool
+    // twice; `apply_patch` goes to OpenAI's models, which are trained on
+    // it.
+    let handed = kinds::KINDS.iter().flat_map(|k| k.names).filter(|n| {
+        n.handed || (n.name == request::APPLY_PATCH && provider != Provider::Anthropic)
+    });
+    for name in handed.map(|n| n.name) {
         let Some(found) = listed.iter().find(|t| t.name == name) else {
             // The journal's tools are not listed when the host keeps
             // them from the model.

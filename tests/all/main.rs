@@ -3,6 +3,8 @@
 
 mod support;
 
+/// `append`: text added at the end of a file, with a write's guarantees.
+mod append;
 /// Hostile paths by class, with the sandbox invariants checked for each.
 mod attack;
 /// A write's content as bytes, written exactly as given.

@@ -10,6 +10,7 @@
 //! - [`ErrorCode`]: the stable error codes and their strings;
 //! - [`echo`]: how arguments are echoed in `params_input`;
 //! - [`request`]: which shapes of request are a tool call;
+//! - [`kinds`]: the request kinds, their names and shapes, listed once;
 //! - [`roots`]: how an absolute path is matched against a root's names;
 //! - [`defaults`]: the limits a host gets when it sets none;
 //! - [`settings`]: the host's settings, as environment variables;
@@ -31,6 +32,7 @@
 pub mod defaults;
 pub mod echo;
 pub mod envelope;
+pub mod kinds;
 pub mod messages;
 pub mod printable;
 pub mod request;

@@ -8,18 +8,23 @@ use serde_json::{Map, Value};
 
 use crate::compact::Either;
 
-/// The schema of an envelope in either form (compact or full): one object,
-/// every subschema inlined and no `$schema` keyword, so that validators of
-/// either JSON Schema draft MCP clients use (draft 7, 2020-12) read it the
-/// same way.
+/// The schema of an envelope in either form (compact or full), as
+/// [`of`] writes it.
 pub fn envelope() -> Map<String, Value> {
+    of::<Either>()
+}
+
+/// The JSON Schema of `T`: one object, every subschema inlined and no
+/// `$schema` keyword, so that validators of either JSON Schema draft
+/// MCP clients use (draft 7, 2020-12) read it the same way.
+pub fn of<T: schemars::JsonSchema>() -> Map<String, Value> {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         .with(|settings| {
             settings.inline_subschemas = true;
             settings.meta_schema = None;
         })
         .into_generator();
-    let mut schema = generator.into_root_schema_for::<Either>().to_value();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
     drop_number_formats(&mut schema);
     match schema {
         Value::Object(map) => map,
@@ -27,6 +32,33 @@ pub fn envelope() -> Map<String, Value> {
         // nothing, so an empty object (any value) says the same.
         _ => Map::new(),
     }
+}
+
+/// The JSON Schema of a tool's parameters `T`, as [`of`] writes it, for
+/// a model: no root `title` or `description` (the Rust type's, which say
+/// nothing to a model: the tool's own description does), each
+/// parameter's description one paragraph (a doc comment's lines joined),
+/// and an optional parameter's type its own, not also `null`: models'
+/// APIs that take one type per property (Gemini's function declarations)
+/// read it, and leaving a parameter out is how a call says "none".
+pub fn parameters<T: schemars::JsonSchema>() -> Map<String, Value> {
+    let mut schema = of::<T>();
+    schema.remove("title");
+    schema.remove("description");
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for property in properties.values_mut() {
+            if let Some(Value::String(text)) = property.get_mut("description") {
+                *text = text.replace('\n', " ");
+            }
+            if let Some(Value::Array(types)) = property.get_mut("type") {
+                types.retain(|t| t != "null");
+                if let [one] = &types[..] {
+                    property["type"] = one.clone();
+                }
+            }
+        }
+    }
+    schema
 }
 
 /// Remove the `format`s schemars gives integers (`uint64`, `int64`, …):

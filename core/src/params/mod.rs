@@ -16,8 +16,9 @@
 
 use serde_json::{Map, Value};
 
+use write_tool_wire::kinds::{self, KINDS, Kind, Op};
 pub use write_tool_wire::request::ToolName;
-use write_tool_wire::request::{self as shapes, SHAPES, ShapeError, unwrap};
+use write_tool_wire::request::{SHAPES, ShapeError, unwrap};
 use write_tool_wire::{Form, echo};
 
 use crate::error::ToolError;
@@ -60,6 +61,8 @@ pub enum Call {
     View(ViewRequest),
     /// A command of Anthropic's text editor tool.
     TextEditor(EditorRequest),
+    /// Add text at the end of one file, creating it (`crate::ops::append`).
+    Append(Request),
 }
 
 /// Raw call input, parsed (`parse_any`).
@@ -125,86 +128,87 @@ fn envelope_form(args: &Map<String, Value>) -> Result<Option<Form>, ToolError> {
     }
 }
 
-/// [`parse_any`] once the arguments and the tool's name are apart.
+/// [`parse_any`] once the arguments and the tool's name are apart: the
+/// kind the name names, or the one the arguments' keys are
+/// (`write_tool_wire::kinds`), reads them.
 fn parse_named(args: Map<String, Value>, name: Option<String>) -> (Value, Result<Call, ToolError>) {
-    let name = name.unwrap_or_else(|| {
-        // The arguments alone: their keys say which request they are.
-        let has = |key: &str| args.contains_key(key);
-        if has("command") && !has("content") {
-            shapes::TEXT_EDITOR
-        } else if has("journal") {
-            shapes::JOURNAL
-        } else if has("patch") {
-            shapes::APPLY_PATCH
-        } else if has("edits") {
-            shapes::MULTI_EDIT
-        } else if has("old_string") {
-            shapes::EDIT
-        } else if has("writes") {
-            shapes::WRITE_MANY
-        } else if (has("change_id") || has("to")) && !has("content") {
-            shapes::REVERT
-        } else if has("checkpoint") && !has("content") {
-            shapes::CHECKPOINT
-        } else if has("view_range") && !has("content") {
-            shapes::VIEW
-        } else {
-            ToolName::Write.as_str()
+    let (kind, name) = match name {
+        Some(name) => (kinds::named(&name), name),
+        None => {
+            let kind = kinds::recognise(&args);
+            (Some(kind), kind.name().to_owned())
         }
-        .to_owned()
-    });
+    };
+    let Some(kind) = kind else {
+        return (empty(), Err(unknown_tool(&name)));
+    };
     let echo = || echo::arguments(args.clone());
-    match name.as_str() {
-        shapes::WRITE_MANY => {
+    match kind.op {
+        Op::Write => {
+            let tool = ToolName::parse(&name).unwrap_or(ToolName::Write);
+            let (echo, result) = request_from(args, tool);
+            (echo, result.map(Call::Write))
+        }
+        Op::Append => {
+            let (echo, result) = request_from(args, ToolName::Write);
+            (echo, result.map(Call::Append))
+        }
+        Op::WriteMany => {
             let result = many(&args);
             (echo_many(args), result.map(Call::Many))
         }
-        shapes::REVERT => (echo(), revert(&args).map(Call::Revert)),
-        shapes::CHECKPOINT => (echo(), checkpoint(&args).map(Call::Checkpoint)),
-        shapes::JOURNAL => (echo(), journal(&args).map(Call::Journal)),
-        shapes::APPLY_PATCH => {
+        Op::Revert => (echo(), revert(&args).map(Call::Revert)),
+        Op::Checkpoint => (echo(), checkpoint(&args).map(Call::Checkpoint)),
+        Op::Journal => (echo(), journal(&args).map(Call::Journal)),
+        Op::Patch => {
             let result = patch_request(&args);
-            let mut args = args;
-            for key in ["input", "patch"] {
-                if let Some(Value::String(text)) = args.get(key) {
-                    let elided = echo::content(text);
-                    args.insert(key.into(), elided);
-                }
-            }
-            (echo::arguments(args), result.map(Call::Patch))
+            (elided(args, &["input", "patch"]), result.map(Call::Patch))
         }
-        shapes::EDIT | shapes::MULTI_EDIT | shapes::EDIT_FILE => {
-            (echo(), edit(&args, &name).map(Call::Edit))
-        }
-        shapes::VIEW | shapes::READ => (echo(), view::view(&args).map(Call::View)),
-        shapes::TEXT_EDITOR | shapes::TEXT_EDITOR_UNDO => {
+        Op::Edit => (echo(), edit(&args, &name).map(Call::Edit)),
+        Op::View => (echo(), view::view(&args).map(Call::View)),
+        Op::TextEditor => {
             let result = editor::editor(&args, &name);
-            let mut args = args;
-            for key in ["file_text", "old_str", "new_str", "insert_text"] {
-                if let Some(Value::String(text)) = args.get(key) {
-                    let elided = echo::content(text);
-                    args.insert(key.into(), elided);
-                }
-            }
-            (echo::arguments(args), result.map(Call::TextEditor))
+            let texts = ["file_text", "old_str", "new_str", "insert_text"];
+            (elided(args, &texts), result.map(Call::TextEditor))
         }
-        other => match ToolName::parse(other) {
-            Some(tool) => {
-                let (echo, result) = request_from(args, tool);
-                (echo, result.map(Call::Write))
-            }
-            None => (
-                empty(),
-                Err(ToolError::invalid_param(format!(
-                    "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file'), \
-                     with 'Edit' ('MultiEdit', 'edit_file'), 'apply_patch', 'write_many', \
-                     'revert', 'checkpoint', 'view' ('Read') and Anthropic's \
-                     'str_replace_based_edit_tool' ('str_replace_editor').",
-                    truncate(other, 64)
-                ))),
-            ),
-        },
     }
+}
+
+/// The echo of `args` with the long texts under `keys` elided.
+fn elided(mut args: Map<String, Value>, keys: &[&str]) -> Value {
+    for key in keys {
+        if let Some(Value::String(text)) = args.get(*key) {
+            let elided = echo::content(text);
+            args.insert((*key).into(), elided);
+        }
+    }
+    echo::arguments(args)
+}
+
+/// A call's name that is none of the tool's: the names it answers to.
+fn unknown_tool(name: &str) -> ToolError {
+    let offered = |kind: &Kind| {
+        let names: Vec<String> = kind.names[1..]
+            .iter()
+            .map(|n| format!("'{}'", n.name))
+            .collect();
+        match names.is_empty() {
+            true => format!("'{}'", kind.name()),
+            false => format!("'{}' ({})", kind.name(), names.join(", ")),
+        }
+    };
+    let others: Vec<String> = KINDS
+        .iter()
+        .filter(|k| !matches!(k.op, Op::Write | Op::TextEditor | Op::Journal))
+        .map(offered)
+        .collect();
+    ToolError::invalid_param(format!(
+        "Unknown tool '{}'. This tool is 'Write' (also accepted as 'write_file'), with {} and \
+         Anthropic's {}.",
+        truncate(name, 64),
+        others.join(", "),
+        offered(kinds::of(Op::TextEditor)),
+    ))
 }
 
 /// Parse raw call input. Always returns the echo (an object, `{}` when the

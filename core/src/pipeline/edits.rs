@@ -65,6 +65,40 @@ pub(super) fn apply_hunks(
         .map_err(|e| ToolError::invalid_param(e.message(display, hunks.len())))
 }
 
+/// The target of an append: a file, or nothing yet (a directory and
+/// what is no file were refused before); not a file with other names,
+/// which is never read, so its text could not be kept.
+pub(super) fn check_append_target(target: &Target<'_>, shared: bool) -> Result<(), ToolError> {
+    if shared {
+        return Err(ToolError::invalid_param(format!(
+            "File '{}' has other hard links, which may lie beyond the project: the tool does \
+             not read it, so it cannot append to it; nothing was written. Use Write to \
+             replace it whole.",
+            target.display
+        )));
+    }
+    Ok(())
+}
+
+/// The file's text with `text` after it, starting on a line of its own.
+pub(super) fn appended(plan: &Plan<'_>, text: &str, display: &str) -> Result<String, ToolError> {
+    if plan.old_not_text {
+        return Err(ToolError::invalid_param(format!(
+            "File '{display}' is not text in any encoding the tool knows, so nothing can be \
+             appended to it. Nothing was written."
+        )));
+    }
+    let old = &plan.old_text;
+    let open = !old.is_empty() && !old.ends_with(['\n', '\r']);
+    let mut all = String::with_capacity(old.len() + usize::from(open) + text.len());
+    all.push_str(old);
+    if open {
+        all.push('\n');
+    }
+    all.push_str(text);
+    Ok(all)
+}
+
 /// The old file must be text to be edited; the search for a closest
 /// region then has as many milliseconds as the diff's budget.
 fn text_of(plan: &Plan<'_>, display: &str, config: &Config) -> Result<Instant, ToolError> {

@@ -32,7 +32,7 @@ use super::recover::recover;
 /// it is, key or not.
 pub(super) fn changes(call: &Call) -> bool {
     match call {
-        Call::Write(request) => !request.dry_run,
+        Call::Write(request) | Call::Append(request) => !request.dry_run,
         Call::Edit(edit) => !edit.request.dry_run,
         Call::Many(request) => !request.dry_run,
         Call::Revert(request) => !request.dry_run,

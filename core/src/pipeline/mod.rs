@@ -31,6 +31,7 @@
 
 mod admin;
 mod answer_many;
+pub(crate) mod append;
 mod change;
 mod checkpoint;
 mod choose;
@@ -127,6 +128,7 @@ fn dispatch(roots: &Roots, call: Call, echo: Value, config: &Config, start: Inst
         Call::Patch(request) => patch::answer(roots, &request, echo, config, start),
         Call::View(request) => view::answer(roots, &request, echo, config, start),
         Call::TextEditor(request) => editor::answer(roots, &request, echo, config, start),
+        Call::Append(request) => append::answer(roots, &request, echo, config, start),
     }
 }
 

@@ -48,6 +48,8 @@ pub(super) enum Source<'a> {
     Hunks(&'a [Hunk]),
     /// Nothing: the file goes (a patch's delete).
     Remove,
+    /// The request's content after the old file's text (`append.rs`).
+    Append,
 }
 
 /// Run the stages up to the commit and hand what they found to `then`.
@@ -74,8 +76,10 @@ pub(super) fn prepare<'r, R>(
     if shared && lock::requested(request) {
         return Err(ToolError::shared_file_lock(&target.display));
     }
-    if !matches!(source, Source::Content) {
-        edits::check_target(&target, shared, matches!(source, Source::Remove))?;
+    match source {
+        Source::Content => {}
+        Source::Append => edits::check_append_target(&target, shared)?,
+        _ => edits::check_target(&target, shared, matches!(source, Source::Remove))?,
     }
     let old = if shared {
         None
@@ -85,7 +89,7 @@ pub(super) fn prepare<'r, R>(
     let made = match source {
         Source::Content => Some(Made::Content),
         Source::Edits(list, voice) => Some(Made::Edits(list, voice)),
-        Source::Hunks(_) | Source::Remove => None,
+        Source::Hunks(_) | Source::Remove | Source::Append => None,
     };
     let Versions { base, locked, note } =
         versions(request, &target, old.as_ref(), made.as_ref(), config)?;
@@ -229,6 +233,11 @@ fn edited(
         }
         (None, Source::Content) => (None, Vec::new()),
         (None, Source::Remove) => (Some(String::new()), Vec::new()),
+        (None, Source::Append) => {
+            let text = edits::appended(plan, &request.content, &target.display)?;
+            check_content(&text, config)?;
+            (Some(text), Vec::new())
+        }
         (None, Source::Edits(list, voice)) => {
             // The text editor's words name the file as its model did.
             let named = match voice {

@@ -73,10 +73,13 @@ pub(crate) fn turn(
 pub(crate) struct WriteHow {
     pub(crate) dry_run: bool,
     pub(crate) create_only: bool,
+    /// `--append`: the `append` tool, not `Write`.
+    pub(crate) append: bool,
     pub(crate) keep_format: bool,
 }
 
-/// `write-tool write PATH`: one file, content from a flag, a file or stdin.
+/// `write-tool write PATH`: one file, content from a flag, a file or stdin;
+/// with `--append`, added at its end.
 pub(crate) fn write(
     tool: &WriteTool,
     root: &Root,
@@ -95,7 +98,11 @@ pub(crate) fn write(
     if !how.keep_format {
         arguments["keep_format"] = json!(false);
     }
-    let arguments = arguments.to_string();
+    let arguments = match how.append {
+        true => json!({"name": "append", "arguments": arguments}),
+        false => arguments,
+    }
+    .to_string();
     let started = std::time::Instant::now();
     let envelope = tool.call_as_person(root, &arguments);
     write_tool::log::call("write", Some(&arguments), &envelope, started);

@@ -14,8 +14,12 @@ pub(crate) enum Command {
         #[arg(long)]
         dry_run: bool,
         /// Only create: refuse (CONFLICT) if the file exists.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "append")]
         create_only: bool,
+        /// Add the content at the end of the file instead (creating it),
+        /// on a line of its own: the `append` tool.
+        #[arg(long)]
+        append: bool,
         /// Write the content exactly as given, in UTF-8, instead of keeping
         /// the file's encoding, byte-order mark and line endings.
         #[arg(long)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 use serde_json::{Value, json};
-use write_tool_wire::{Envelope, Status};
+use write_tool_wire::{Envelope, Status, kinds};
 
 /// The most characters of a successful answer's text block: under the
 /// 50,000 past which Claude Code puts a result in a file instead of before
@@ -50,9 +50,9 @@ pub(crate) fn for_model(envelope: &str) -> (String, bool) {
     (text, error)
 }
 
-/// `Write` from the component's definition, `write_file`, `Edit`,
-/// `edit_file`, `apply_patch` and `view` (the component's too), `write_many`,
-/// and — unless the host keeps them from the model — `revert` and
+/// `Write` from the component's definition, `write_file`, the component's
+/// other tools (`Edit`, `edit_file`, `apply_patch`, `view`, `append`),
+/// `write_many`, and — unless the host keeps them from the model — `revert` and
 /// `checkpoint` (`docs/contract.md#journal`).
 pub(super) fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<Tool>> {
     let Some(Value::Object(schema)) = definition.get("parameters") else {
@@ -65,8 +65,7 @@ pub(super) fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<To
         .as_str()
         .unwrap_or_default()
         .to_owned();
-    let write =
-        Tool::new(name, description, Arc::new(schema.clone())).annotate(writes("Write file"));
+    let write = Tool::new(name, description, Arc::new(schema.clone()));
     let mut tools = vec![write, write_file()];
     tools.extend(edits(definition));
     tools.push(write_many(schema));
@@ -78,17 +77,30 @@ pub(super) fn tools(definition: &Value, revert: bool) -> wasmtime::Result<Vec<To
     let answers = Arc::new(write_tool_wire::schema::envelope());
     Ok(tools
         .into_iter()
-        .map(|tool| tool.with_raw_output_schema(Arc::clone(&answers)))
+        .filter_map(|tool| {
+            let annotations = annotations(&tool.name)?;
+            Some(
+                tool.annotate(annotations)
+                    .with_raw_output_schema(Arc::clone(&answers)),
+            )
+        })
         .collect())
 }
 
-/// The annotations of a tool that writes files in the root.
-fn writes(title: &str) -> ToolAnnotations {
-    ToolAnnotations::with_title(title)
-        .read_only(false)
-        .destructive(true)
-        .idempotent(true)
-        .open_world(false)
+/// What the registry says of `name` (`write_tool_wire::kinds`), as MCP
+/// annotates a tool: `None` for a name a server does not list. Plan modes
+/// and read-only approval modes admit exactly the tools that say
+/// `readOnlyHint` (`docs/contract.md#view`).
+fn annotations(name: &str) -> Option<ToolAnnotations> {
+    let kind = kinds::named(name)?;
+    let title = kind.names.iter().find(|n| n.name == name)?.title?;
+    Some(
+        ToolAnnotations::with_title(title)
+            .read_only(kind.hints.read_only)
+            .destructive(kind.hints.destructive)
+            .idempotent(kind.hints.idempotent)
+            .open_world(false),
+    )
 }
 
 fn object(value: Value) -> Arc<serde_json::Map<String, Value>> {
@@ -121,39 +133,27 @@ fn write_file() -> Tool {
          Only paths under the allowed directories are accepted.",
         schema,
     )
-    .annotate(writes("Write file (write_file)"))
 }
 
-/// The edits and `view`, as the component defines them for a model.
+/// The component's tools past `Write`, as it defines them for a model.
 fn edits(definition: &Value) -> impl Iterator<Item = Tool> + '_ {
     definition
         .get("tools")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
+        .filter(|t| t["name"] != definition["name"])
         .filter_map(|t| {
             let name = t["name"].as_str()?;
-            let annotations = match name {
-                "Edit" => writes("Edit file").idempotent(false),
-                "edit_file" => writes("Edit file (edit_file)").idempotent(false),
-                "apply_patch" => writes("Apply a patch").idempotent(false),
-                // Plan modes and read-only approval modes admit exactly
-                // the tools that say this (`docs/contract.md#view`).
-                "view" => ToolAnnotations::with_title("View a file or directory")
-                    .read_only(true)
-                    .destructive(false)
-                    .idempotent(true)
-                    .open_world(false),
-                _ => return None,
-            };
             let description = t["description"].as_str().unwrap_or_default().to_owned();
             let Some(Value::Object(schema)) = t.get("parameters") else {
                 return None;
             };
-            Some(
-                Tool::new(name.to_owned(), description, Arc::new(schema.clone()))
-                    .annotate(annotations),
-            )
+            Some(Tool::new(
+                name.to_owned(),
+                description,
+                Arc::new(schema.clone()),
+            ))
         })
 }
 
@@ -188,7 +188,6 @@ fn write_many(schema: &serde_json::Map<String, Value>) -> Tool {
             "required": ["writes"]
         })),
     )
-    .annotate(writes("Write several files"))
 }
 
 fn revert_tool() -> Tool {
@@ -208,7 +207,6 @@ fn revert_tool() -> Tool {
             }
         })),
     )
-    .annotate(writes("Undo a change").idempotent(false))
 }
 
 fn checkpoint() -> Tool {
@@ -223,13 +221,6 @@ fn checkpoint() -> Tool {
             },
             "required": ["checkpoint"]
         })),
-    )
-    .annotate(
-        ToolAnnotations::with_title("Set a checkpoint")
-            .read_only(false)
-            .destructive(false)
-            .idempotent(false)
-            .open_world(false),
     )
 }
 
@@ -255,6 +246,45 @@ mod tests {
             }
         }
         assert!(tools.iter().any(|t| t.name == "view"));
+    }
+
+    /// Each listed tool's title and hints, as the registry gives them.
+    #[test]
+    fn every_listed_tool_is_annotated_as_the_registry_says() {
+        let mut definition = write_tool_core_definition();
+        definition["tools"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "append", "description": "a", "parameters": {}}));
+        let seen: Vec<(String, String, [bool; 3])> = tools(&definition, true)
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let a = t.annotations.as_ref().unwrap();
+                let hints = [a.read_only_hint, a.destructive_hint, a.idempotent_hint];
+                assert_eq!(a.open_world_hint, Some(false), "{}", t.name);
+                (
+                    t.name.to_string(),
+                    a.title.clone().unwrap(),
+                    hints.map(|h| h.unwrap()),
+                )
+            })
+            .collect();
+        let want = [
+            ("Write", "Write file", [false, true, true]),
+            ("write_file", "Write file (write_file)", [false, true, true]),
+            ("Edit", "Edit file", [false, true, false]),
+            ("view", "View a file or directory", [true, false, true]),
+            ("append", "Append to a file", [false, false, false]),
+            ("write_many", "Write several files", [false, true, true]),
+            ("revert", "Undo a change", [false, true, false]),
+            ("checkpoint", "Set a checkpoint", [false, false, false]),
+        ]
+        .map(|(n, t, h)| (n.to_owned(), t.to_owned(), h));
+        assert_eq!(seen, want);
+        // A name the registry does not list is not offered.
+        definition["tools"] = json!([{"name": "MultiEdit", "parameters": {}}]);
+        assert_eq!(tools(&definition, false).unwrap().len(), 3);
     }
 
     /// The definition as the component gives it, from the CLI's schema

@@ -89,7 +89,8 @@ fn schema_prints_each_providers_tool_list() {
             "view",
             "write_many",
             "revert",
-            "checkpoint"
+            "checkpoint",
+            "append"
         ]
     );
     for tool in anthropic.as_array().expect("a list") {
@@ -112,7 +113,7 @@ fn schema_prints_each_providers_tool_list() {
         assert_eq!(tool["parameters"]["type"], "object", "{tool}");
         assert_eq!(tool["strict"], false, "{tool}");
     }
-    assert_eq!(tools.len(), 7);
+    assert_eq!(tools.len(), 8);
     let chat = schema("openai-chat");
     for tool in chat.as_array().expect("a list") {
         assert_eq!(tool["type"], "function", "{tool}");

@@ -78,7 +78,7 @@ async def main(binary, root, mode):
 
 async def exercise(session, root):
     tools = {t.name: t for t in (await session.list_tools()).tools}
-    assert set(tools) == {"Write", "write_file", "Edit", "edit_file", "apply_patch", "view", "write_many", "revert", "checkpoint"}, set(tools)
+    assert set(tools) == {"Write", "write_file", "Edit", "edit_file", "apply_patch", "view", "append", "write_many", "revert", "checkpoint"}, set(tools)
     # Listed in one order every time, each with the envelope's schema.
     assert list(tools) == [t.name for t in (await session.list_tools()).tools]
     OUTPUT["schema"] = tools["Write"].output_schema
@@ -96,7 +96,10 @@ async def exercise(session, root):
         looks = tool.name == "view"
         assert hints.read_only_hint is looks, hints
         writes = tool.name in ("Write", "write_file", "write_many")
-        assert hints.destructive_hint is not (tool.name == "checkpoint" or looks), hints
+        # An append only adds, as a checkpoint only marks: neither
+        # destroys what was there.
+        adds = tool.name in ("checkpoint", "append")
+        assert hints.destructive_hint is not (adds or looks), hints
         assert hints.idempotent_hint is (writes or looks), hints
         assert hints.open_world_hint is False, hints
 

@@ -32,7 +32,7 @@ async def main(config_path, broken_root):
         async with ClientSession(read, write, logging_callback=on_log) as session:
             await session.initialize()
             names = sorted(t.name for t in (await session.list_tools()).tools)
-            assert names == ["Edit", "Write", "apply_patch", "checkpoint", "edit_file", "revert", "view", "write_file", "write_many"], names
+            assert names == ["Edit", "Write", "append", "apply_patch", "checkpoint", "edit_file", "revert", "view", "write_file", "write_many"], names
             result = await session.call_tool("Write", {"path": "from-config.txt", "content": "configured\n"})
             if broken_root is None:
                 assert result.is_error is False, result
