@@ -45,6 +45,8 @@ mod journal_attack;
 mod limits;
 /// A link removed as itself, and made again by its revert.
 mod links;
+/// The tree's map in `docs/reference.md`: every path named exists.
+mod map;
 /// A stale write merged onto the file now, against `git merge-file`.
 mod merge;
 /// Multi-file patches: all or nothing, deletes and moves by the host's
