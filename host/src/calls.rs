@@ -4,81 +4,14 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, Weak};
-use std::time::Duration;
 
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Semaphore;
 use write_tool_wire::{Envelope, ErrorCode};
 
 use crate::auth::{Caller, Tokens};
+use crate::hold::{HOLD, QUIESCED_MESSAGE};
 use crate::{Cancel, Root, Session, WriteTool};
-
-/// Whether this process's calls are held for a snapshot
-/// (`docs/contract.md#quiesce`): every server's calls, whatever surface.
-static QUIESCED: AtomicBool = AtomicBool::new(false);
-/// Calls running in this process, on every server.
-static RUNNING: AtomicUsize = AtomicUsize::new(0);
-/// Told each time a call ends.
-static ENDED: Notify = Notify::const_new();
-
-/// The answer to a call that comes while the calls are held.
-pub(crate) const QUIESCED_MESSAGE: &str = "The server is quiesced for a snapshot; nothing was \
-     written. It takes calls again once resumed (POST /resume) or restarted.";
-
-/// One call counted as running until it is dropped.
-struct Running;
-
-impl Running {
-    /// Count a call, unless the calls are held. Counted first, then the
-    /// hold looked at: a quiesce that sets the hold and then finds no call
-    /// running cannot miss one that started meanwhile (both sequentially
-    /// consistent).
-    fn start() -> Option<Running> {
-        RUNNING.fetch_add(1, Ordering::SeqCst);
-        let running = Running;
-        (!QUIESCED.load(Ordering::SeqCst)).then_some(running)
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        RUNNING.fetch_sub(1, Ordering::SeqCst);
-        ENDED.notify_waiters();
-    }
-}
-
-/// Hold every call of this process: calls that come are refused, and this
-/// returns once the calls running have ended (`true`), or after `bound`
-/// with some still running (`false`).
-pub(crate) async fn quiesce(bound: Duration) -> bool {
-    QUIESCED.store(true, Ordering::SeqCst);
-    let settled = async {
-        loop {
-            let ended = ENDED.notified();
-            if RUNNING.load(Ordering::SeqCst) == 0 {
-                return;
-            }
-            ended.await;
-        }
-    };
-    tokio::time::timeout(bound, settled).await.is_ok()
-}
-
-/// How many times calls were let run again: a quiesce that finds it
-/// moved was undone while it waited or sealed.
-static RESUMED: AtomicUsize = AtomicUsize::new(0);
-
-/// Let calls run again.
-pub(crate) fn resume() {
-    RESUMED.fetch_add(1, Ordering::SeqCst);
-    QUIESCED.store(false, Ordering::SeqCst);
-}
-
-/// The count [`resume`] moves.
-pub(crate) fn resumed() -> usize {
-    RESUMED.load(Ordering::SeqCst)
-}
 
 /// Why a call could not run to its end. Its message is for the client,
 /// which gets it in an `EXECUTION_ERROR` envelope or a JSON-RPC error.
@@ -222,7 +155,7 @@ impl Calls {
         session: Option<Arc<Session>>,
         caller: &Caller,
     ) -> Result<String, CallError> {
-        let Some(running) = Running::start() else {
+        let Some(running) = HOLD.start() else {
             return Ok(Envelope::refused(ErrorCode::ExecutionError, QUIESCED_MESSAGE).to_json());
         };
         let waiting = crate::metrics::InFlight::waiting(self.surface);

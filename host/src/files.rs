@@ -269,7 +269,7 @@ fn failed(envelope: &Envelope, changes: bool) -> Response<Body> {
         .as_ref()
         .map_or(ErrorCode::ExecutionError, |e| e.code);
     let status = match code {
-        _ if envelope.text == crate::calls::QUIESCED_MESSAGE => StatusCode::SERVICE_UNAVAILABLE,
+        _ if envelope.text == crate::hold::QUIESCED_MESSAGE => StatusCode::SERVICE_UNAVAILABLE,
         _ if envelope
             .text
             .contains(write_tool_wire::messages::NOTHING_THERE) =>

@@ -61,6 +61,7 @@ mod engine;
 mod envelope;
 mod failure;
 mod files;
+mod hold;
 mod http;
 mod journal;
 pub mod log;

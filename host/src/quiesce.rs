@@ -13,7 +13,8 @@ use hyper::{Method, Response, StatusCode};
 use serde_json::{Value, json};
 
 use crate::files::{Body, error, json as json_response};
-use crate::{Root, WriteTool, calls};
+use crate::hold::{HOLD, Wait};
+use crate::{Root, WriteTool};
 
 /// Whether `path` is one of this module's.
 pub(crate) fn serves(path: &str) -> bool {
@@ -40,7 +41,7 @@ pub(crate) async fn answer(
         return response;
     }
     if path == "/resume" {
-        calls::resume();
+        HOLD.resume();
         // The seal describes a moment that is over: checked and taken
         // away, so that the next start does not take the changes to come
         // for a restore gone wrong.
@@ -53,32 +54,31 @@ pub(crate) async fn answer(
             json!({"quiesced": false, "journal": checked}).to_string(),
         );
     }
-    let resumed = calls::resumed();
     let bound = tool.options().timeout + crate::DRAIN_WRITE_GRACE;
-    if !calls::quiesce(bound).await {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "EXECUTION_ERROR",
-            &format!(
-                "Calls were still running after {} s; the journal was not sealed. Calls stay \
-                 held: ask again, or POST /resume.",
-                bound.as_secs()
-            ),
-        );
-    }
+    let ticket = match HOLD.quiesce(bound).await {
+        Wait::Settled(ticket) => ticket,
+        Wait::StillRunning => {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "EXECUTION_ERROR",
+                &format!(
+                    "Calls were still running after {} s; the journal was not sealed. Calls \
+                     stay held: ask again, or POST /resume.",
+                    bound.as_secs()
+                ),
+            );
+        }
+        Wait::Resumed => return resumed(),
+    };
     let (tool_again, root_again) = (Arc::clone(tool), Arc::clone(root));
     let (tool, root) = (Arc::clone(tool), Arc::clone(root));
     let sealed = tokio::task::spawn_blocking(move || seal(&tool, &root)).await;
-    if calls::resumed() != resumed {
-        // Resumed while it waited or sealed: calls run again, and no seal
-        // stands for them.
+    if HOLD.undone(&ticket) {
+        // Resumed while it sealed: calls run again, and no seal stands
+        // for them.
         let (tool, root) = (Arc::clone(&tool_again), Arc::clone(&root_again));
         let _ = tokio::task::spawn_blocking(move || unseal(&tool, &root)).await;
-        return error(
-            StatusCode::CONFLICT,
-            "EXECUTION_ERROR",
-            "Resumed before the quiesce finished: calls run, and no seal stands.",
-        );
+        return resumed();
     }
     match sealed {
         Ok(Ok(seal)) => json_response(
@@ -96,6 +96,15 @@ pub(crate) async fn answer(
             "The seal did not finish.",
         ),
     }
+}
+
+/// The answer of a quiesce a resume undid (`409`).
+fn resumed() -> Response<Body> {
+    error(
+        StatusCode::CONFLICT,
+        "EXECUTION_ERROR",
+        "Resumed before the quiesce finished: calls run, and no seal stands.",
+    )
 }
 
 /// Sync the root's file system, then seal the journal; `null` for a root
