@@ -288,20 +288,21 @@ fn changed(lines: &[&str], at: usize, how: usize, with: &str) -> String {
 
 #[test]
 fn merges_agree_with_git_merge_file_on_a_corpus_of_concurrent_changes() {
-    // The repository's own sources, changed by two writers at lines apart,
-    // next to each other, and the same.
-    let mut files: Vec<_> = ["core/src/pipeline", "core/src/edit", "wire/src"]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(workspace().join(d)).expect("dir"))
+    // Real sources, fixed in `merge_corpus/` (its NOTICE says whose),
+    // changed by two writers at lines apart, next to each other, and the
+    // same.
+    let mut files: Vec<_> = std::fs::read_dir(workspace().join("tests/all/merge_corpus"))
+        .expect("the corpus")
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
         .collect();
     files.sort();
+    assert_eq!(files.len(), 24, "the corpus is fixed");
     let scratch = tempfile::tempdir().expect("tempdir");
     let mut rng = Lcg(7);
     let (mut cases, mut git_clean, mut merged, mut git_conflicts, mut refused) = (0, 0, 0, 0, 0);
     let mut safer = 0;
-    for file in files.iter().take(30) {
+    for file in &files {
         let text = std::fs::read_to_string(file).expect("source");
         let lines: Vec<&str> = text.lines().collect();
         if lines.len() < 40 {
@@ -355,8 +356,13 @@ fn merges_agree_with_git_merge_file_on_a_corpus_of_concurrent_changes() {
          refused {safer}; git conflicts {git_conflicts}, refused {refused}"
     );
     assert!(cases >= 100 && refused > 0, "{cases} {merged} {refused}");
-    // Nearly every merge git makes, the tool makes.
-    assert!(merged * 10 >= git_clean * 9, "{merged} of {git_clean}");
+    // Nearly every merge git makes, the tool makes: on this fixed corpus,
+    // all but one (BENCHMARKS.md#merge). A rule that refuses more turns
+    // this red.
+    assert!(
+        safer <= 1,
+        "refused {safer} of the {git_clean} merges git makes"
+    );
 }
 
 #[test]
@@ -430,4 +436,12 @@ fn among_repeated_lines_a_merge_never_loses_a_change_git_keeps() {
          git merges {safer}"
     );
     assert!(merged > 0 && refused > 0, "{merged} {refused}");
+    // The safe side has a price: of the 429 merges git makes here, the
+    // tool refuses 213 (BENCHMARKS.md#merge). The cases are fixed by the
+    // seed, so a rule that refuses more turns this red.
+    assert!(
+        safer <= 213,
+        "refused {safer} of the {} merges git makes",
+        safer + both_clean
+    );
 }
