@@ -204,8 +204,14 @@ fn a_session_that_ends_leaves_no_record_and_starts_again_with_nothing_seen() {
     assert_eq!(p.read_string("a.txt"), LINES);
 }
 
+/// A version the session viewed that is stale stops neither a patch (its
+/// hunks find their places in the file now) nor a write of a file gone
+/// since (written as it comes): neither is refused, neither is merged.
+/// Whether the stale version was looked at on the way cannot be seen from
+/// outside (a write it cannot merge goes on as if the session had not
+/// viewed the file); what can is asserted.
 #[test]
-fn the_version_a_session_saw_stands_in_only_where_a_merge_can_use_it() {
+fn a_stale_view_of_the_session_stops_neither_a_patch_nor_a_write_of_a_file_gone_since() {
     let p = Project::journaled();
     p.write("a.txt", LINES);
     let session = Session::new();
@@ -217,15 +223,20 @@ fn the_version_a_session_saw_stands_in_only_where_a_merge_can_use_it() {
     )
     .assert_status("success");
     p.write("a.txt", LINES.replace("five", "FIVE"));
-    // A patch finds its places in the file now.
+    // A patch finds its places in the file now: the bytes are the same
+    // either way, so what says the session's version was not used is the
+    // answer's `merged` (a write in its place is merged: see the test
+    // above).
     let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n";
-    call_in(
+    let env = call_in(
         tool(),
         &p,
         &session,
         json!({"name": "apply_patch", "arguments": {"input": patch}}),
-    )
-    .assert_status("success");
+    );
+    env.assert_status("success");
+    assert!(!env.data().merged, "{env:#?}");
+    assert!(!env.text.contains("merged"), "{}", env.text);
     assert_eq!(
         p.read_string("a.txt"),
         LINES.replace("one", "ONE").replace("five", "FIVE")
@@ -239,13 +250,15 @@ fn the_version_a_session_saw_stands_in_only_where_a_merge_can_use_it() {
     )
     .assert_status("success");
     std::fs::remove_file(p.path("a.txt")).expect("remove");
-    call_in(
+    let env = call_in(
         tool(),
         &p,
         &session,
         json!({"path": "a.txt", "content": "again\n"}),
-    )
-    .assert_status("success");
+    );
+    env.assert_status("success");
+    assert!(!env.data().merged, "{env:#?}");
+    assert_eq!(env.data().operation, "create");
     assert_eq!(p.read_string("a.txt"), "again\n");
     session.end(p.root());
 }
