@@ -177,3 +177,79 @@ fn the_component_defines_append_for_a_model() {
         .expect("append among the tools");
     assert_eq!(append["parameters"]["required"], json!(["path", "content"]));
 }
+
+/// Another process appends lines to the file as fast as it can while the
+/// tool appends: each append is made on what it read, so a line the other
+/// added meanwhile is refused (`CONFLICT`), not replaced unseen. What can
+/// still be lost is a line added between the commit's last look and its
+/// rename (one system call; `docs/contract.md#append`): bounded here at a
+/// hundredth of the other's lines. Rounds go on until the race was met
+/// (some appends refused).
+#[test]
+fn an_append_does_not_replace_lines_another_writer_added_meanwhile() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let p = Project::journaled();
+    p.write("log.txt", "");
+    let target = p.path("log.txt");
+    let stop = AtomicBool::new(false);
+    let (written, answers) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            let mut n = 0usize;
+            // Paced, so that the file stays far below the size the tool
+            // reads.
+            while !stop.load(Ordering::Relaxed) && n < 100_000 {
+                crate::race::hold(n);
+                let mut file = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&target)
+                    .expect("the test's own file");
+                file.write_all(format!("shell {n}\n").as_bytes())
+                    .expect("the test's own file");
+                n += 1;
+            }
+            n
+        });
+        let mut answers = Vec::new();
+        for round in 0..2000 {
+            let env = p.call(json!({"name": "append", "arguments": {
+                "path": "log.txt", "content": format!("tool {round}\n")}}));
+            answers.push(env.code().map(str::to_owned));
+            let refused = answers.iter().filter(|a| a.is_some()).count();
+            if refused >= 20 && round >= 200 {
+                break;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        (writer.join().expect("the writer"), answers)
+    });
+    let text = p.read_string("log.txt");
+    let lines: std::collections::HashSet<&str> = text.lines().collect();
+    let refused = answers.iter().filter(|a| a.is_some()).count();
+    for (round, answer) in answers.iter().enumerate() {
+        match answer {
+            None => assert!(
+                lines.contains(format!("tool {round}").as_str()),
+                "tool {round} lost"
+            ),
+            Some(code) => assert_eq!(code, "CONFLICT", "round {round}"),
+        }
+    }
+    let lost = (0..written)
+        .filter(|n| !lines.contains(format!("shell {n}").as_str()))
+        .count();
+    eprintln!(
+        "appends against another writer: {} calls, {refused} refused; the other's lines: \
+         {written} written, {lost} lost",
+        answers.len()
+    );
+    assert!(
+        lost * 100 <= written,
+        "{lost} of the other's {written} lines lost"
+    );
+    assert!(
+        refused > 0,
+        "the race was never met in {} calls",
+        answers.len()
+    );
+}

@@ -86,6 +86,7 @@ pub(super) fn prepare<'r, R>(
     } else {
         old::read(&target, config)?
     };
+    let appends = matches!(source, Source::Append);
     let made = match source {
         Source::Content => Some(Made::Content),
         Source::Edits(list, voice) => Some(Made::Edits(list, voice)),
@@ -93,6 +94,10 @@ pub(super) fn prepare<'r, R>(
     };
     let Versions { base, locked, note } =
         versions(request, &target, old.as_ref(), made.as_ref(), config)?;
+    // An append is made on what it read, whether or not the call names a
+    // lock value: another writer's lines added meanwhile are not replaced
+    // unseen (the commit looks last, as for a locked write).
+    let locked = locked || appends;
     if config.read_only && !request.dry_run {
         return Err(ToolError::read_only_root());
     }
