@@ -6,6 +6,13 @@
 //! except under CI (`CI=true`), which runs every test as root on a file
 //! system that takes `chattr`, where a missing capability fails the test
 //! rather than quietly losing it.
+//!
+//! The skip is a line on stderr, not a count in the harness's summary:
+//! stable libtest has no way for a test to skip itself at run time, and
+//! marking these `#[ignore]` when the build finds no root would take a
+//! build script that probes root, `chattr` and mounts in the production
+//! crate's build (the CLI's tests are that crate's), run by every
+//! `cargo install`.
 
 use std::path::Path;
 use std::process::Command;
@@ -55,6 +62,20 @@ pub fn bind_mount_works(dir: &Path) -> bool {
     let _ = std::fs::remove_dir(&from);
     let _ = std::fs::remove_dir(&to);
     mounted
+}
+
+/// A directory this process can write in on another file system than
+/// `than`'s: `/dev/shm`, the target directory's `tmp/` or `/var/tmp`,
+/// whichever is first; none on a machine with one file system for all.
+pub fn other_file_system(than: &Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(than).ok()?.dev();
+    ["/dev/shm".into(), crate::target_tmp(), "/var/tmp".into()]
+        .into_iter()
+        .find(|dir: &std::path::PathBuf| {
+            std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && m.dev() != dev)
+                && tempfile::tempdir_in(dir).is_ok()
+        })
 }
 
 /// Whether the test `name`, which needs `what`, can run (`have`). When it
