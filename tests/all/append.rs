@@ -45,6 +45,12 @@ fn an_append_keeps_the_files_line_endings_and_encoding() {
     ))
     .assert_status("success");
     assert_eq!(p.read_string("crlf.txt"), "one\r\ntwo\r\nthree\r\nfour\r\n");
+    // The line break put before the text, after an unterminated last
+    // line, is the file's too.
+    p.write("open.txt", "one\r\ntwo");
+    p.call(append(json!({"path": "open.txt", "content": "three\n"})))
+        .assert_status("success");
+    assert_eq!(p.read_string("open.txt"), "one\r\ntwo\r\nthree\r\n");
     // UTF-16 with its mark stays UTF-16.
     let utf16: Vec<u8> = [0xFF, 0xFE]
         .into_iter()
@@ -127,6 +133,10 @@ fn an_append_is_refused_where_a_write_is_and_where_it_cannot_keep_the_text() {
         ),
         (
             json!({"path": "log.md", "content": "x", "create_only": true}),
+            "'create_only' does not apply",
+        ),
+        (
+            json!({"path": "new.md", "content": "x", "create_only": true}),
             "'create_only' does not apply",
         ),
         (
