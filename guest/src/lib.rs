@@ -17,7 +17,7 @@ mod bindings;
 use bindings::exports::tool as wit;
 use std::sync::Arc;
 use write_tool_core::wire::settings::Settings;
-use write_tool_core::wire::{Envelope, Form, echo, messages};
+use write_tool_core::wire::{Form, echo, messages};
 
 use write_tool_core::edit::Edit;
 use write_tool_core::journal::{Bounds, Journal};
@@ -97,10 +97,8 @@ impl wit::Guest for Component {
             Err(err) => {
                 let echo = parse_call(&arguments).0;
                 // Without settings, only the call can ask for the full form.
-                Envelope {
-                    form: Form::asked(&echo).unwrap_or_default(),
-                    ..err.into_envelope(0, echo, None)
-                }
+                let form = Form::asked(&echo).unwrap_or_default();
+                err.into_envelope(0, echo, None).in_form(form)
             }
         }
         .to_json()

@@ -223,16 +223,14 @@ impl WriteTool {
                         Caller::Model => Form::Compact,
                         Caller::Person | Caller::Host => Form::Full,
                     });
-                Envelope {
-                    form,
-                    ..Envelope::error(
-                        ErrorCode::ExecutionError,
-                        failure.message(&self.options),
-                        elapsed_ms(start),
-                        echo,
-                        None,
-                    )
-                }
+                Envelope::error(
+                    ErrorCode::ExecutionError,
+                    failure.message(&self.options),
+                    elapsed_ms(start),
+                    echo,
+                    None,
+                )
+                .in_form(form)
                 .to_json()
             }
         }

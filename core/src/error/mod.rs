@@ -187,6 +187,12 @@ impl ToolError {
         self
     }
 
+    /// This failure in the tool's own words: the `tell` of an answer not
+    /// given in another tool's voice (the text editor's).
+    pub fn as_is(self) -> Self {
+        self
+    }
+
     /// The error envelope for this failure.
     pub fn into_envelope(
         self,

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use write_tool_wire::envelope::{CWD, Context, Envelope, Stats, Status, elapsed_ms};
+use write_tool_wire::envelope::{Context, Envelope, Stats, Status, elapsed_ms};
 
 use crate::error::ToolError;
 use crate::journal::{GENESIS, Head, Held, Journal, Kind, Record, chain};
@@ -61,22 +61,16 @@ pub(super) fn answer(
     })();
     let time_ms = elapsed_ms(start);
     match result {
-        Ok(value) => Envelope {
-            status: Status::Success,
-            data: None,
-            text: value.to_string(),
-            stats: Stats {
+        Ok(value) => Envelope::answer(
+            Status::Success,
+            value.to_string(),
+            None,
+            Stats {
                 time_ms,
                 write: None,
             },
-            context: Context {
-                cwd: CWD.to_owned(),
-                params_input: echo,
-                path_resolved: None,
-            },
-            error: None,
-            form: write_tool_wire::Form::Compact,
-        },
+            Context::of(echo, None),
+        ),
         Err(err) => err.into_envelope(time_ms, echo, None),
     }
 }

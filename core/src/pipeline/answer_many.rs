@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 use write_tool_wire::envelope::{
-    CWD, Context, Data, Envelope, FileResult, Operation, Stats, Status, Warning, WarningKind,
+    Context, Data, Envelope, FileResult, Operation, Stats, Status, Warning, WarningKind,
     WriteStats, elapsed_ms,
 };
 
@@ -98,37 +98,25 @@ impl Group {
                 lines_removed: f.lines_removed,
             })
             .collect();
-        Envelope {
+        Envelope::answer(
             status,
-            data: Some(Data {
+            self.text(),
+            Some(Data {
                 applied: self.applied,
-                operation: Operation::Many,
                 diff_preview: preview,
                 diff_truncated: truncated,
                 encoding,
-                bom: false,
-                line_endings: None,
-                lock: None,
                 warnings: self.warnings(),
                 change_id: self.change_id.clone(),
                 files,
-                edits: Vec::new(),
-                view: None,
-                merged: false,
+                ..Data::of(Operation::Many)
             }),
-            text: self.text(),
-            stats: Stats {
+            Stats {
                 time_ms,
                 write: Some(self.stats()),
             },
-            context: Context {
-                cwd: CWD.to_owned(),
-                params_input: echo,
-                path_resolved: None,
-            },
-            error: None,
-            form: write_tool_wire::Form::Compact,
-        }
+            Context::of(echo, None),
+        )
     }
 
     /// One preview of every file that changes, whole files while they fit

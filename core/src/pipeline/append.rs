@@ -126,7 +126,15 @@ pub(super) fn answer(
     start: Instant,
 ) -> Envelope {
     match check(request) {
-        Ok(()) => single::answer(roots, request, Source::Append, echo, config, start),
+        Ok(()) => single::answer(
+            roots,
+            request,
+            Source::Append,
+            echo,
+            config,
+            start,
+            ToolError::as_is,
+        ),
         Err(err) => err.into_envelope(elapsed_ms(start), echo, None),
     }
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 use write_tool_wire::envelope::{
-    CWD, Context, Data, Envelope, Operation, Stats, Status, WriteStats, elapsed_ms,
+    Context, Data, Envelope, Operation, Stats, Status, WriteStats, elapsed_ms,
 };
 
 use crate::error::ToolError;
@@ -90,26 +90,15 @@ pub(super) fn recorded(
     echo: Value,
     path_resolved: Option<String>,
 ) -> Envelope {
-    Envelope {
-        status: Status::Success,
-        data: Some(Data {
-            applied: true,
-            operation,
-            diff_preview: String::new(),
-            diff_truncated: false,
-            encoding: String::new(),
-            bom: false,
-            line_endings: None,
-            lock: None,
-            warnings: Vec::new(),
-            change_id: Some(change_id.to_owned()),
-            files: Vec::new(),
-            edits: Vec::new(),
-            view: None,
-            merged: false,
-        }),
+    Envelope::answer(
+        Status::Success,
         text,
-        stats: Stats {
+        Some(Data {
+            applied: true,
+            change_id: Some(change_id.to_owned()),
+            ..Data::of(operation)
+        }),
+        Stats {
             time_ms,
             write: Some(WriteStats {
                 bytes_written: 0,
@@ -119,12 +108,6 @@ pub(super) fn recorded(
                 lines_removed: 0,
             }),
         },
-        context: Context {
-            cwd: CWD.to_owned(),
-            params_input: echo,
-            path_resolved,
-        },
-        error: None,
-        form: write_tool_wire::Form::Compact,
-    }
+        Context::of(echo, path_resolved),
+    )
 }

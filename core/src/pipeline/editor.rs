@@ -42,13 +42,13 @@ pub(super) fn answer(
     let name = request.command.name();
     let tell = |err: ToolError| err.as_text_editor_says(name, path);
     let mut envelope = match &request.command {
-        EditorCommand::View(view) => view::answer_told(roots, view, echo, config, start, tell),
+        EditorCommand::View(view) => view::answer(roots, view, echo, config, start, tell),
         EditorCommand::Create(write) => {
-            single::answer_told(roots, write, Source::Content, echo, config, start, tell)
+            single::answer(roots, write, Source::Content, echo, config, start, tell)
         }
         EditorCommand::StrReplace(edit) | EditorCommand::Insert(edit) => {
             let source = Source::Edits(&edit.edits, Voice::TextEditor);
-            single::answer_told(roots, &edit.request, source, echo, config, start, tell)
+            single::answer(roots, &edit.request, source, echo, config, start, tell)
         }
         &EditorCommand::UndoEdit { dry_run, force } => {
             let how = (dry_run, force);
@@ -111,7 +111,7 @@ fn undo(
         dry_run,
         force,
     };
-    revert::answer_told(roots, &request, echo, config, start, tell)
+    revert::answer(roots, &request, echo, config, start, tell)
 }
 
 /// A view's text with the reference's first line: a file's lines as

@@ -74,6 +74,7 @@ use write_tool_wire::envelope::{Envelope, elapsed_ms};
 pub use config::Config;
 
 use crate::edit::Voice;
+use crate::error::ToolError;
 use crate::params::{
     Call, EditRequest, ManyRequest, PatchRequest, Request, RevertRequest, RevertTarget, ViewRequest,
 };
@@ -114,19 +115,35 @@ pub fn call(roots: &Roots, input: String, config: &Config) -> Envelope {
 /// Run a parsed request.
 fn dispatch(roots: &Roots, call: Call, echo: Value, config: &Config, start: Instant) -> Envelope {
     match call {
-        Call::Write(request) => {
-            single::answer(roots, &request, Source::Content, echo, config, start)
-        }
+        Call::Write(request) => single::answer(
+            roots,
+            &request,
+            Source::Content,
+            echo,
+            config,
+            start,
+            ToolError::as_is,
+        ),
         Call::Edit(edit) => {
             let source = Source::Edits(&edit.edits, Voice::Tool);
-            single::answer(roots, &edit.request, source, echo, config, start)
+            single::answer(
+                roots,
+                &edit.request,
+                source,
+                echo,
+                config,
+                start,
+                ToolError::as_is,
+            )
         }
         Call::Many(request) => many::answer(roots, &request, echo, config, start),
-        Call::Revert(request) => revert::answer(roots, &request, echo, config, start),
+        Call::Revert(request) => {
+            revert::answer(roots, &request, echo, config, start, ToolError::as_is)
+        }
         Call::Checkpoint(name) => checkpoint::checkpoint(roots, &name, echo, config, start),
         Call::Journal(request) => admin::answer(roots, &request, echo, config, start),
         Call::Patch(request) => patch::answer(roots, &request, echo, config, start),
-        Call::View(request) => view::answer(roots, &request, echo, config, start),
+        Call::View(request) => view::answer(roots, &request, echo, config, start, ToolError::as_is),
         Call::TextEditor(request) => editor::answer(roots, &request, echo, config, start),
         Call::Append(request) => append::answer(roots, &request, echo, config, start),
     }
@@ -177,7 +194,7 @@ pub fn revert(roots: &Roots, request: &RevertRequest, config: &Config) -> Envelo
             serde_json::json!({"to": name, "dry_run": request.dry_run})
         }
     };
-    revert::answer(roots, request, echo, config, start)
+    revert::answer(roots, request, echo, config, start, ToolError::as_is)
 }
 
 /// Set a checkpoint through the typed interface.
@@ -202,6 +219,7 @@ pub fn write(roots: &Roots, request: &Request, config: &Config) -> Envelope {
         request.echo(),
         config,
         start,
+        ToolError::as_is,
     )
 }
 
@@ -219,7 +237,7 @@ pub fn view(roots: &Roots, request: &ViewRequest, config: &Config) -> Envelope {
         "path": request.path,
         "view_range": [request.first, request.last.map_or(-1, |l| i64::try_from(l).unwrap_or(-1))],
     });
-    view::answer(roots, request, echo, config, start)
+    view::answer(roots, request, echo, config, start, ToolError::as_is)
 }
 
 /// Edit a file through the typed interface (`edit`).
@@ -233,6 +251,7 @@ pub fn edit(roots: &Roots, request: &EditRequest, config: &Config) -> Envelope {
         echo,
         config,
         start,
+        ToolError::as_is,
     )
 }
 

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 use write_tool_wire::envelope::{
-    CWD, Context, Data, EditMatch, Envelope, LockValues, Operation, Stats, Status, Warning,
-    WarningKind, WriteStats,
+    Context, Data, EditMatch, Envelope, LockValues, Operation, Stats, Status, Warning, WarningKind,
+    WriteStats,
 };
 
 use crate::diff::{self, DiffSummary};
@@ -180,11 +180,11 @@ impl Outcome {
             None => (0, self.original_size),
         };
         let format = self.format;
-        Envelope {
+        Envelope::answer(
             status,
-            data: Some(Data {
+            text,
+            Some(Data {
                 applied: self.applied,
-                operation: self.operation,
                 diff_preview: self.diff.preview,
                 diff_truncated: incomplete,
                 encoding: match format.binary {
@@ -205,7 +205,6 @@ impl Outcome {
                     })
                     .collect(),
                 change_id: self.change_id,
-                files: Vec::new(),
                 edits: self
                     .edits
                     .iter()
@@ -215,11 +214,10 @@ impl Outcome {
                         repaired: m.repairs.iter().map(|r| r.name().to_owned()).collect(),
                     })
                     .collect(),
-                view: None,
                 merged: self.merged,
+                ..Data::of(self.operation)
             }),
-            text,
-            stats: Stats {
+            Stats {
                 time_ms,
                 write: Some(WriteStats {
                     bytes_written,
@@ -229,14 +227,8 @@ impl Outcome {
                     lines_removed: self.diff.lines_removed,
                 }),
             },
-            context: Context {
-                cwd: CWD.to_owned(),
-                params_input: echo,
-                path_resolved,
-            },
-            error: None,
-            form: write_tool_wire::Form::Compact,
-        }
+            Context::of(echo, path_resolved),
+        )
     }
 }
 

@@ -35,18 +35,9 @@ use super::stage::{Content, Planned, Seen};
 use super::target::{self, Target};
 
 /// Answer a `revert`.
+/// A failure is told as `tell` tells it ([`ToolError::as_is`], or a
+/// voice's words).
 pub(super) fn answer(
-    roots: &Roots,
-    request: &RevertRequest,
-    echo: Value,
-    config: &Config,
-    start: Instant,
-) -> Envelope {
-    answer_told(roots, request, echo, config, start, |err| err)
-}
-
-/// [`answer`], with a failure told as `tell` tells it.
-pub(super) fn answer_told(
     roots: &Roots,
     request: &RevertRequest,
     echo: Value,

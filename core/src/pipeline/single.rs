@@ -23,19 +23,9 @@ use super::session;
 use super::stage::{Content, Planned, Seen};
 
 /// Answer a write (or an edit, as `source` says) of one file.
+/// A failure is told as `tell` tells it ([`ToolError::as_is`], or a
+/// voice's words).
 pub(super) fn answer(
-    roots: &Roots,
-    request: &Request,
-    source: Source<'_>,
-    echo: Value,
-    config: &Config,
-    start: Instant,
-) -> Envelope {
-    answer_told(roots, request, source, echo, config, start, |err| err)
-}
-
-/// [`answer`], with a failure told as `tell` tells it.
-pub(super) fn answer_told(
     roots: &Roots,
     request: &Request,
     source: Source<'_>,

@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde_json::Value;
 use write_tool_wire::envelope::{Context, Data, Stats, WriteStats, elapsed_ms};
 use write_tool_wire::request::ToolName;
-use write_tool_wire::{Envelope, Form, Operation, Status, View, ViewKind};
+use write_tool_wire::{Envelope, Operation, Status, View, ViewKind};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::format::{self, TextEncoding};
@@ -23,18 +23,9 @@ use super::session;
 use super::target::{self, Target};
 
 /// Answer a view.
+/// A failure is told as `tell` tells it ([`ToolError::as_is`], or a
+/// voice's words).
 pub(super) fn answer(
-    roots: &Roots,
-    request: &ViewRequest,
-    echo: Value,
-    config: &Config,
-    start: Instant,
-) -> Envelope {
-    answer_told(roots, request, echo, config, start, |err| err)
-}
-
-/// [`answer`], with a failure told as `tell` tells it.
-pub(super) fn answer_told(
     roots: &Roots,
     request: &ViewRequest,
     echo: Value,
@@ -68,26 +59,18 @@ impl Shown {
         } else {
             Status::Success
         };
-        Envelope {
+        Envelope::answer(
             status,
-            data: Some(Data {
-                applied: false,
-                operation: Operation::View,
-                diff_preview: String::new(),
-                diff_truncated: false,
+            self.text,
+            Some(Data {
                 encoding: encoding.name(),
                 bom: encoding.bom(),
                 line_endings: line_endings.map(|e| e.name().to_owned()),
                 lock: self.lock,
-                warnings: Vec::new(),
-                change_id: None,
-                files: Vec::new(),
-                edits: Vec::new(),
                 view: Some(self.view),
-                merged: false,
+                ..Data::of(Operation::View)
             }),
-            text: self.text,
-            stats: Stats {
+            Stats {
                 time_ms,
                 write: Some(WriteStats {
                     bytes_written: 0,
@@ -97,14 +80,8 @@ impl Shown {
                     lines_removed: 0,
                 }),
             },
-            context: Context {
-                params_input: echo,
-                path_resolved: resolved,
-                ..Context::default()
-            },
-            error: None,
-            form: Form::Compact,
-        }
+            Context::of(echo, resolved),
+        )
     }
 }
 

@@ -110,11 +110,9 @@ pub(crate) fn from_stdin(
     make: impl FnOnce(Vec<u8>) -> Result<String, &'static str>,
 ) -> anyhow::Result<String> {
     let refused = |message: &str| {
-        Envelope {
-            form: Form::Full,
-            ..Envelope::refused(ErrorCode::InvalidParam, message)
-        }
-        .to_json()
+        Envelope::refused(ErrorCode::InvalidParam, message)
+            .in_form(Form::Full)
+            .to_json()
     };
     Ok(match request(&mut io::stdin().lock(), limit, false)? {
         Some(Request::Complete(bytes)) => make(bytes).unwrap_or_else(&refused),
