@@ -170,8 +170,11 @@ struct Versions {
     note: bool,
 }
 
-/// The lock stage: the call's lock values and base (or its session's
-/// version) against the file now, and read-first.
+/// The lock stage, in order: read-first; the version the change is made
+/// on (the call's `base`, or its session's where a merge can use it); that
+/// version and the call's lock values against the file now; where they no
+/// longer match, a merge onto the file now, or the session's version let
+/// go. Each is looked at once.
 fn versions(
     request: &Request,
     target: &target::Target<'_>,
@@ -180,42 +183,51 @@ fn versions(
     config: &Config,
 ) -> Result<Versions, ToolError> {
     let seen = session::seen(config, &target.display);
+    let note = session::to_note(config, seen.as_ref());
     if made.is_some() {
-        // A patch's hunks find their places in the file now.
+        // A patch's hunks find their places in the file now: read-first
+        // holds a write or an edit only.
         session::check(config, target, request, seen.as_ref())?;
     }
+    let requested = lock::requested(request);
     // The session's version stands in for a base only where a merge can
-    // use it: a write or edit of a file that is there. A file gone since
-    // is written as it comes.
-    let named = match (made, old) {
-        (Some(_), Some(_)) => session::base(request, seen.as_ref()),
-        _ => request.base.as_deref(),
+    // use it: a write or edit of a file that is there, which names no lock
+    // value of its own. A file gone since is written as it comes.
+    let session_base = match (made, old) {
+        (Some(_), Some(_)) if !requested => seen.as_ref().and_then(|s| s.as_deref()),
+        _ => None,
     };
-    let mut locked = lock::requested(request) || named.is_some();
-    // Bytes as given are not text a merge can take: a stale version they
-    // were made on, named or seen by the session, is refused.
-    let made = made.filter(|_| request.raw.is_none());
-    let note = session::to_note(config, seen.as_ref());
-    // A stale base whose version is known is merged onto the file now.
-    let base = match lock::check(request, named, old, &target.display) {
-        Ok(()) => None,
-        Err(err) => match merge::base_for(&target.display, named, made, old, config, &err) {
-            Some(base) => Some(base),
-            // The session's version, no longer kept: the call named none,
-            // and is written as it comes, as before sessions. Not bytes:
-            // a write that cannot be merged does not go over a change
-            // made since the session saw the file.
-            None if request.base.is_none()
-                && !lock::requested(request)
-                && request.raw.is_none() =>
-            {
-                locked = false;
-                None
-            }
-            None => return Err(err),
-        },
+    let named = request.base.as_deref().or(session_base);
+    let locked = requested || named.is_some();
+    let Err(err) = lock::check(request, named, old, &target.display) else {
+        return Ok(Versions {
+            base: None,
+            locked,
+            note,
+        });
     };
-    Ok(Versions { base, locked, note })
+    // A stale version that is kept is merged onto the file now. Bytes as
+    // given are not text a merge can take.
+    let mergeable = made.filter(|_| request.raw.is_none());
+    if let Some(base) = merge::base_for(&target.display, named, mergeable, old, config, &err) {
+        return Ok(Versions {
+            base: Some(base),
+            locked,
+            note,
+        });
+    }
+    // The session's version, no longer kept: the call named none, and is
+    // written as it comes, as before sessions. Not bytes: a write that
+    // cannot be merged does not go over a change made since the session
+    // saw the file.
+    if session_base.is_some() && request.raw.is_none() {
+        return Ok(Versions {
+            base: None,
+            locked: false,
+            note,
+        });
+    }
+    Err(err)
 }
 
 /// The content a call writes when it is not the request's own: a merge

@@ -10,7 +10,6 @@ use crate::fs::TargetKind;
 use crate::params::Request;
 
 use super::config::Config;
-use super::lock;
 use super::target::Target;
 
 /// What the call's session has seen of the file `display` names: `None`
@@ -41,16 +40,6 @@ pub(super) fn check(
         return Ok(());
     }
     Err(ToolError::not_viewed(&target.display))
-}
-
-/// The version a call's change is made on: the one it names, or, when it
-/// names no lock value at all, the one its session last viewed.
-pub(super) fn base<'a>(request: &'a Request, seen: Option<&'a Option<String>>) -> Option<&'a str> {
-    match request.base.as_deref() {
-        Some(base) => Some(base),
-        None if lock::requested(request) => None,
-        None => seen.and_then(|s| s.as_deref()),
-    }
 }
 
 /// Whether a write of a file of which the session has seen `seen` is to
