@@ -4,6 +4,7 @@
 //! undoes a quiesce still waiting or sealing.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -19,6 +20,10 @@ pub(crate) static HOLD: Hold = Hold::new();
 /// again. One per process ([`HOLD`]); the tests make their own.
 pub(crate) struct Hold {
     quiesced: AtomicBool,
+    /// Held while a quiesce sets the hold and notes the resumes so far,
+    /// and while a resume lifts it: a resume between the two would leave
+    /// the calls held by a quiesce it undid.
+    turn: Mutex<()>,
     running: AtomicUsize,
     /// Told each time a call ends, and on each resume.
     moved: Notify,
@@ -55,6 +60,7 @@ impl Hold {
     pub(crate) const fn new() -> Hold {
         Hold {
             quiesced: AtomicBool::new(false),
+            turn: Mutex::new(()),
             running: AtomicUsize::new(0),
             moved: Notify::const_new(),
             resumed: AtomicUsize::new(0),
@@ -75,8 +81,11 @@ impl Hold {
     /// the calls running have ended, after `bound` with some still running,
     /// or as soon as a resume comes.
     pub(crate) async fn quiesce(&self, bound: Duration) -> Wait {
-        let at = self.resumed.load(Ordering::SeqCst);
-        self.quiesced.store(true, Ordering::SeqCst);
+        let at = {
+            let _turn = self.turn.lock().unwrap_or_else(PoisonError::into_inner);
+            self.quiesced.store(true, Ordering::SeqCst);
+            self.resumed.load(Ordering::SeqCst)
+        };
         let settled = async {
             loop {
                 // Made before the looks, so that an end or a resume in
@@ -98,8 +107,11 @@ impl Hold {
 
     /// Let calls run again, undoing any quiesce that waits or seals.
     pub(crate) fn resume(&self) {
-        self.resumed.fetch_add(1, Ordering::SeqCst);
-        self.quiesced.store(false, Ordering::SeqCst);
+        {
+            let _turn = self.turn.lock().unwrap_or_else(PoisonError::into_inner);
+            self.resumed.fetch_add(1, Ordering::SeqCst);
+            self.quiesced.store(false, Ordering::SeqCst);
+        }
         self.moved.notify_waiters();
     }
 
@@ -144,6 +156,20 @@ mod tests {
         let wait = hold.quiesce(Duration::from_millis(20)).await;
         assert_eq!(wait, Wait::StillRunning);
         assert!(hold.start().is_none(), "a call that came ran");
+    }
+
+    /// In order, as the turn makes every resume and quiesce: a resume
+    /// that lands between a quiesce's two steps cannot be forced from
+    /// here, which is why they are one turn.
+    #[tokio::test]
+    async fn a_resume_before_a_quiesce_does_not_undo_it() {
+        let hold = Hold::new();
+        hold.resume();
+        let Wait::Settled(ticket) = hold.quiesce(LONG).await else {
+            panic!("undone by a resume that came first");
+        };
+        assert!(!hold.undone(&ticket));
+        assert!(hold.start().is_none(), "a call ran while held");
     }
 
     #[tokio::test]
