@@ -1,12 +1,13 @@
 //! `append` (`docs/contract.md#append`): text added at the end of a file,
-//! which is created, with its parents, when it is not there. Everything
-//! of the request kind is here but the registry's line
-//! (`write_tool_wire::kinds`): its parameters and their schema, the checks
-//! of its arguments and its target, the text it makes and its answer.
-//! It is a write of the file's text with the new text after it, so every
-//! guarantee of a write holds: the sandbox and protected places, the
-//! format kept, the one commit point, the journal and its undo, the lock
-//! values.
+//! which is created, with its parents, when it is not there. The kind's
+//! own parts are here — its parameters and their schema, the checks of
+//! its arguments, its answer — with the registry's line
+//! (`write_tool_wire::kinds`); the check of its target and the text it
+//! makes sit beside the edits' (`edits.rs`), where the write's stages
+//! take them. It is a write of the file's text with the new text after
+//! it, so every guarantee of a write holds: the sandbox and protected
+//! places, the format kept, the one commit point, the journal and its
+//! undo, the lock values.
 //!
 //! Decisions:
 //! - the text starts on a line of its own: after a last line with no line
@@ -15,6 +16,8 @@
 //!   nothing that is there;
 //! - the lock values and `base` are a write's: a file changed since is a
 //!   `CONFLICT`, never an append onto what the caller did not mean;
+//! - it is made on what it read even without them: a line another writer
+//!   added meanwhile is refused (`CONFLICT`), not replaced unseen;
 //! - bytes (`content_base64`) and `create_only` are refused: an append is
 //!   text, and of a file that may be there.
 
