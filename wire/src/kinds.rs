@@ -171,7 +171,7 @@ pub const KINDS: &[Kind] = &[
             name("view", "View a file or directory", true),
             unlisted("Read"),
         ],
-        shape: &[clause(&["view_range"], &VIEW_LACKS)],
+        shape: &[clause(&["view_range"], VIEW_LACKS)],
         // Plan modes and read-only approval modes admit exactly the tools
         // that say this (`docs/contract.md#view`).
         hints: Hints {
@@ -202,15 +202,15 @@ pub const KINDS: &[Kind] = &[
         op: Op::Revert,
         names: &[name("revert", "Undo a change", true)],
         shape: &[
-            clause(&["change_id"], &REVERT_LACKS),
-            clause(&["to"], &REVERT_LACKS),
+            clause(&["change_id"], REVERT_LACKS),
+            clause(&["to"], REVERT_LACKS),
         ],
         hints: CHANGES,
     },
     Kind {
         op: Op::Checkpoint,
         names: &[name("checkpoint", "Set a checkpoint", true)],
-        shape: &[clause(&["checkpoint"], &CHECKPOINT_LACKS)],
+        shape: &[clause(&["checkpoint"], CHECKPOINT_LACKS)],
         hints: Hints {
             destructive: false,
             ..CHANGES
@@ -256,31 +256,12 @@ pub const KINDS: &[Kind] = &[
     },
 ];
 
-/// What the journal's kinds and a view must lack: a revert, a checkpoint
-/// and a view are never called with `content`, nor with the keys of the
-/// kinds that change files; a checkpoint not with a revert's keys, a view
-/// not with a checkpoint's.
-const REVERT_LACKS: [&str; 7] = [
-    "content",
-    "command",
-    "writes",
-    "old_string",
-    "edits",
-    "patch",
-    "journal",
-];
-const CHECKPOINT_LACKS: [&str; 9] = [
-    "content",
-    "command",
-    "writes",
-    "old_string",
-    "edits",
-    "patch",
-    "journal",
-    "change_id",
-    "to",
-];
-const VIEW_LACKS: [&str; 10] = [
+/// What the journal's kinds and a view must lack, in one list read by
+/// its heads: a revert, a checkpoint and a view are never called with
+/// `content`, nor with the keys of the kinds that change files (the first
+/// seven); a checkpoint not with a revert's keys either (nine), a view not
+/// with a checkpoint's (all ten).
+const LACKS: [&str; 10] = [
     "content",
     "command",
     "writes",
@@ -292,6 +273,9 @@ const VIEW_LACKS: [&str; 10] = [
     "to",
     "checkpoint",
 ];
+const REVERT_LACKS: &[&str] = LACKS.split_at(7).0;
+const CHECKPOINT_LACKS: &[&str] = LACKS.split_at(9).0;
+const VIEW_LACKS: &[&str] = &LACKS;
 
 /// The kind a call's `name` names, if any.
 pub fn named(name: &str) -> Option<&'static Kind> {
